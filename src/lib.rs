@@ -1,10 +1,25 @@
 //! gpusim: a cycle-level simulator of a GPU streaming multiprocessor that runs
 //! kernels written in real PTX.
 //!
-//! Layers, each depending only on those before it: [`ptx`] (front end) →
-//! [`ir`] (decoded, checked instructions) → [`analysis`] (CFG,
-//! post-dominators, loops).
+//! Layers, each depending only on those before it: [`ptx`] (front end:
+//! lexer, parser, diagnostics) → [`ir`] (decoded, checked instructions) →
+//! [`analysis`] (CFG, post-dominators, loops) → [`program`] (the compiled,
+//! immutable module) → [`report`] (renderings).
+//!
+//! ```
+//! let src = ".version 7.0\n.target sm_70\n.address_size 64\n\
+//!            .visible .entry k() { ret; }";
+//! let prog = gpusim::compile(gpusim::SourceFile::new("k.ptx", src)).unwrap();
+//! assert_eq!(prog.module.kernels[0].name, "k");
+//! ```
 
 #![warn(missing_docs)]
 
+pub mod analysis;
+pub mod ir;
+pub mod program;
 pub mod ptx;
+pub mod report;
+
+pub use program::{Program, compile, compile_bytes, load};
+pub use ptx::diagnostics::{Diagnostic, Diagnostics, SourceFile, Span};

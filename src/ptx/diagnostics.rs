@@ -24,12 +24,18 @@ pub struct Span {
 impl Span {
     /// A span from byte offsets.
     pub fn new(start: usize, end: usize) -> Span {
-        Span { start: start as u32, end: end as u32 }
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
     }
 
     /// The smallest span covering both.
     pub fn join(self, other: Span) -> Span {
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 
     /// The byte range, for slicing the source.
@@ -39,7 +45,10 @@ impl Span {
 
     /// An empty span just after this one (where something is missing).
     pub fn after(self) -> Span {
-        Span { start: self.end, end: self.end }
+        Span {
+            start: self.end,
+            end: self.end,
+        }
     }
 }
 
@@ -59,7 +68,12 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic with a code and a message, no spans yet.
     pub fn new(code: &'static str, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { code, message: message.into(), labels: Vec::new(), help: None }
+        Diagnostic {
+            code,
+            message: message.into(),
+            labels: Vec::new(),
+            help: None,
+        }
     }
 
     /// Adds a labelled span (the first one added is the primary span).
@@ -98,13 +112,19 @@ pub struct SourceFile {
 impl SourceFile {
     /// Wraps a name and a text.
     pub fn new(name: impl Into<Arc<str>>, text: impl Into<Arc<str>>) -> SourceFile {
-        SourceFile { name: name.into(), text: text.into() }
+        SourceFile {
+            name: name.into(),
+            text: text.into(),
+        }
     }
 
     /// 1-based line number of a byte offset.
     pub fn line_of(&self, offset: u32) -> u32 {
         let end = (offset as usize).min(self.text.len());
-        1 + self.text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() as u32
+        1 + self.text.as_bytes()[..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u32
     }
 }
 
@@ -121,13 +141,22 @@ impl Diagnostics {
     /// Renders every diagnostic, one after another, without colour (the form
     /// tests assert) or with it (for a terminal).
     pub fn render(&self, colour: bool) -> String {
-        let theme = if colour { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
-        let handler = GraphicalReportHandler::new_themed(theme).with_links(false).with_width(100);
+        let theme = if colour {
+            GraphicalTheme::unicode()
+        } else {
+            GraphicalTheme::unicode_nocolor()
+        };
+        let handler = GraphicalReportHandler::new_themed(theme)
+            .with_links(false)
+            .with_width(100);
         let source = NamedSource::new(self.file.name.to_string(), self.file.text.clone())
             .with_language("ptx");
         let mut out = String::new();
         for d in &self.list {
-            let report = Rendered { diag: d, source: &source };
+            let report = Rendered {
+                diag: d,
+                source: &source,
+            };
             // Writing into a String cannot fail.
             let _ = handler.render_report(&mut out, &report);
             out.push('\n');
@@ -165,11 +194,18 @@ impl miette::Diagnostic for Rendered<'_> {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.diag.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.diag
+            .help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        if self.diag.labels.is_empty() { None } else { Some(self.source) }
+        if self.diag.labels.is_empty() {
+            None
+        } else {
+            Some(self.source)
+        }
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
@@ -177,15 +213,21 @@ impl miette::Diagnostic for Rendered<'_> {
             return None;
         }
         let len = self.source.inner().len();
-        Some(Box::new(self.diag.labels.iter().enumerate().map(move |(i, (span, text))| {
-            let start = (span.start as usize).min(len);
-            let end = (span.end as usize).clamp(start, len);
-            let label = if text.is_empty() { None } else { Some(text.clone()) };
-            if i == 0 {
-                LabeledSpan::new_primary_with_span(label, start..end)
-            } else {
-                LabeledSpan::new_with_span(label, start..end)
-            }
-        })))
+        Some(Box::new(self.diag.labels.iter().enumerate().map(
+            move |(i, (span, text))| {
+                let start = (span.start as usize).min(len);
+                let end = (span.end as usize).clamp(start, len);
+                let label = if text.is_empty() {
+                    None
+                } else {
+                    Some(text.clone())
+                };
+                if i == 0 {
+                    LabeledSpan::new_primary_with_span(label, start..end)
+                } else {
+                    LabeledSpan::new_with_span(label, start..end)
+                }
+            },
+        )))
     }
 }

@@ -151,7 +151,11 @@ pub fn lex(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
         let line_start = first || bytes[prev_end..range.start].contains(&b'\n');
         match result {
             Ok(kind) => {
-                tokens.push(Token { kind, span: Span::new(range.start, range.end), line_start });
+                tokens.push(Token {
+                    kind,
+                    span: Span::new(range.start, range.end),
+                    line_start,
+                });
                 first = false;
             }
             Err(()) => {
@@ -161,7 +165,10 @@ pub fn lex(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
                             "gpusim::parse::unterminated_comment",
                             "unterminated block comment",
                         )
-                        .label(Span::new(range.start, range.start + 2), "comment starts here")
+                        .label(
+                            Span::new(range.start, range.start + 2),
+                            "comment starts here",
+                        )
                         .help("close it with `*/`"),
                     );
                     break;
@@ -172,7 +179,10 @@ pub fn lex(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
                         "gpusim::parse::bad_character",
                         format!("unexpected character `{}`", ch.escape_default()),
                     )
-                    .label(Span::new(range.start, range.end), "not part of any PTX token"),
+                    .label(
+                        Span::new(range.start, range.end),
+                        "not part of any PTX token",
+                    ),
                 );
             }
         }

@@ -30,7 +30,11 @@ pub struct Tokens<'a> {
 impl<'a> Tokens<'a> {
     /// Wraps the whole token stream of `src`.
     pub fn new(toks: &'a [Token], src: &'a str) -> Tokens<'a> {
-        Tokens { toks, src, offset: 0 }
+        Tokens {
+            toks,
+            src,
+            offset: 0,
+        }
     }
 
     fn first(&self) -> Option<&'a Token> {
@@ -51,10 +55,18 @@ impl<'a> Input for Tokens<'a> {
         self.toks.len()
     }
     fn take(&self, index: usize) -> Self {
-        Tokens { toks: &self.toks[..index], src: self.src, offset: self.offset }
+        Tokens {
+            toks: &self.toks[..index],
+            src: self.src,
+            offset: self.offset,
+        }
     }
     fn take_from(&self, index: usize) -> Self {
-        Tokens { toks: &self.toks[index..], src: self.src, offset: self.offset + index }
+        Tokens {
+            toks: &self.toks[index..],
+            src: self.src,
+            offset: self.offset + index,
+        }
     }
     fn take_split(&self, index: usize) -> (Self, Self) {
         (self.take_from(index), self.take(index))
@@ -72,7 +84,11 @@ impl<'a> Input for Tokens<'a> {
         self.toks.iter().enumerate()
     }
     fn slice_index(&self, count: usize) -> Result<usize, Needed> {
-        if self.toks.len() >= count { Ok(count) } else { Err(Needed::new(count - self.toks.len())) }
+        if self.toks.len() >= count {
+            Ok(count)
+        } else {
+            Err(Needed::new(count - self.toks.len()))
+        }
     }
 }
 
@@ -86,7 +102,10 @@ pub struct PErr {
 
 impl<'a> ParseError<Tokens<'a>> for PErr {
     fn from_error_kind(input: Tokens<'a>, _kind: ErrorKind) -> Self {
-        PErr { at: input.offset, expected: Cow::Borrowed("something else") }
+        PErr {
+            at: input.offset,
+            expected: Cow::Borrowed("something else"),
+        }
     }
     fn append(_input: Tokens<'a>, _kind: ErrorKind, other: Self) -> Self {
         other
@@ -99,7 +118,10 @@ impl<'a> ParseError<Tokens<'a>> for PErr {
                 if self.expected == other.expected || self.expected.contains(&*other.expected) {
                     self
                 } else {
-                    PErr { at: self.at, expected: Cow::Owned(format!("{} or {}", self.expected, other.expected)) }
+                    PErr {
+                        at: self.at,
+                        expected: Cow::Owned(format!("{} or {}", self.expected, other.expected)),
+                    }
                 }
             }
         }
@@ -109,7 +131,10 @@ impl<'a> ParseError<Tokens<'a>> for PErr {
 type PResult<'a, T> = IResult<Tokens<'a>, T, PErr>;
 
 fn fail<T>(input: Tokens<'_>, expected: impl Into<Cow<'static, str>>) -> PResult<'_, T> {
-    Err(nom::Err::Error(PErr { at: input.offset, expected: expected.into() }))
+    Err(nom::Err::Error(PErr {
+        at: input.offset,
+        expected: expected.into(),
+    }))
 }
 
 /// One token of the given kind.
@@ -123,7 +148,13 @@ fn tok<'a>(kind: TokenKind) -> impl Fn(Tokens<'a>) -> PResult<'a, Token> {
 /// A word token as an identifier.
 fn word(i: Tokens<'_>) -> PResult<'_, Ident<'_>> {
     match i.first() {
-        Some(t) if t.kind == TokenKind::Word => Ok((i.take_from(1), Ident { text: i.text(t), span: t.span })),
+        Some(t) if t.kind == TokenKind::Word => Ok((
+            i.take_from(1),
+            Ident {
+                text: i.text(t),
+                span: t.span,
+            },
+        )),
         _ => fail(i, "a name"),
     }
 }
@@ -131,9 +162,13 @@ fn word(i: Tokens<'_>) -> PResult<'_, Ident<'_>> {
 /// Any directive token as an identifier.
 fn any_directive(i: Tokens<'_>) -> PResult<'_, Ident<'_>> {
     match i.first() {
-        Some(t) if t.kind == TokenKind::Directive => {
-            Ok((i.take_from(1), Ident { text: i.text(t), span: t.span }))
-        }
+        Some(t) if t.kind == TokenKind::Directive => Ok((
+            i.take_from(1),
+            Ident {
+                text: i.text(t),
+                span: t.span,
+            },
+        )),
         _ => fail(i, "a directive"),
     }
 }
@@ -141,9 +176,13 @@ fn any_directive(i: Tokens<'_>) -> PResult<'_, Ident<'_>> {
 /// The directive `name` (e.g. `.align`).
 fn directive<'a>(name: &'static str) -> impl Fn(Tokens<'a>) -> PResult<'a, Ident<'a>> {
     move |i: Tokens<'a>| match i.first() {
-        Some(t) if t.kind == TokenKind::Directive && i.text(t) == name => {
-            Ok((i.take_from(1), Ident { text: i.text(t), span: t.span }))
-        }
+        Some(t) if t.kind == TokenKind::Directive && i.text(t) == name => Ok((
+            i.take_from(1),
+            Ident {
+                text: i.text(t),
+                span: t.span,
+            },
+        )),
         _ => fail(i, format!("`{name}`")),
     }
 }
@@ -183,12 +222,17 @@ fn uint32(i: Tokens<'_>) -> PResult<'_, u32> {
 /// A literal, with an optional leading `-`.
 fn literal(i: Tokens<'_>) -> PResult<'_, (Literal, Span)> {
     let (i2, minus) = nom::combinator::opt(tok(TokenKind::Minus)).parse(i)?;
-    let Some(t) = i2.first() else { return fail(i, "an operand") };
+    let Some(t) = i2.first() else {
+        return fail(i, "an operand");
+    };
     let text = i2.text(t);
     let negative = minus.is_some();
     let lit = match t.kind {
         TokenKind::Int => match int_value(text) {
-            Some(magnitude) => Literal::Int { magnitude, negative },
+            Some(magnitude) => Literal::Int {
+                magnitude,
+                negative,
+            },
             None => return fail(i2, "an integer that fits in 64 bits"),
         },
         TokenKind::HexF32 => {
@@ -224,26 +268,44 @@ fn address(i: Tokens<'_>) -> PResult<'_, Operand<'_>> {
             Some(s) => {
                 let (i, (lit, _)) = literal(i)?;
                 let v = match lit {
-                    Literal::Int { magnitude, negative } if magnitude <= i64::MAX as u64 => {
+                    Literal::Int {
+                        magnitude,
+                        negative,
+                    } if magnitude <= i64::MAX as u64 => {
                         let m = magnitude as i64;
                         if negative { -m } else { m }
                     }
                     _ => return fail(i, "an integer offset"),
                 };
-                (i, if s.kind == TokenKind::Minus { v.wrapping_neg() } else { v })
+                (
+                    i,
+                    if s.kind == TokenKind::Minus {
+                        v.wrapping_neg()
+                    } else {
+                        v
+                    },
+                )
             }
         }
     } else {
         let (i2, (lit, _)) = literal(i)?;
         match lit {
-            Literal::Int { magnitude, negative: false } if magnitude <= i64::MAX as u64 => {
-                (i2, magnitude as i64)
-            }
+            Literal::Int {
+                magnitude,
+                negative: false,
+            } if magnitude <= i64::MAX as u64 => (i2, magnitude as i64),
             _ => return fail(i, "a register, a variable or an address"),
         }
     };
     let (i, close) = tok(TokenKind::RBracket)(i)?;
-    Ok((i, Operand::Address { base, offset, span: open.span.join(close.span) }))
+    Ok((
+        i,
+        Operand::Address {
+            base,
+            offset,
+            span: open.span.join(close.span),
+        },
+    ))
 }
 
 /// `{%f1, %f2, _}`
@@ -324,7 +386,9 @@ fn param(i: Tokens<'_>) -> PResult<'_, ParamDecl<'_>> {
         }
         match any_directive(i) {
             Ok((i2, d)) => {
-                if !matches!(d.text, ".ptr" | ".global" | ".shared" | ".const" | ".local") && ty.is_none() {
+                if !matches!(d.text, ".ptr" | ".global" | ".shared" | ".const" | ".local")
+                    && ty.is_none()
+                {
                     ty = Some(d);
                 }
                 i = i2;
@@ -332,11 +396,22 @@ fn param(i: Tokens<'_>) -> PResult<'_, ParamDecl<'_>> {
             Err(_) => break,
         }
     }
-    let Some(ty) = ty else { return fail(i, "a parameter type such as `.u64`") };
+    let Some(ty) = ty else {
+        return fail(i, "a parameter type such as `.u64`");
+    };
     let (i, name) = word(i)?;
     let (i, array) = nom::combinator::opt(dim).parse(i)?;
     let end = name.span;
-    Ok((i, ParamDecl { ty, align: al, name, array: array.flatten(), span: kw.span.join(end) }))
+    Ok((
+        i,
+        ParamDecl {
+            ty,
+            align: al,
+            name,
+            array: array.flatten(),
+            span: kw.span.join(end),
+        },
+    ))
 }
 
 /// A variable declaration after its state space has been read, up to `;`.
@@ -346,7 +421,8 @@ fn var_rest<'a>(
     linkage: Option<Ident<'a>>,
 ) -> PResult<'a, VarDecl<'a>> {
     let (i, al1) = nom::combinator::opt(align).parse(i)?;
-    let (i, _vec) = nom::combinator::opt(nom::branch::alt((directive(".v2"), directive(".v4")))).parse(i)?;
+    let (i, _vec) =
+        nom::combinator::opt(nom::branch::alt((directive(".v2"), directive(".v4")))).parse(i)?;
     let (i, ty) = any_directive(i)?;
     let (i, al2) = nom::combinator::opt(align).parse(i)?;
     let (i, name) = word(i)?;
@@ -360,14 +436,24 @@ fn var_rest<'a>(
     let start = linkage.map(|l| l.span).unwrap_or(space.span);
     Ok((
         i,
-        VarDecl { space, linkage, align: al1.or(al2), ty, name, dims, init, span: start.join(semi.span) },
+        VarDecl {
+            space,
+            linkage,
+            align: al1.or(al2),
+            ty,
+            name,
+            dims,
+            init,
+            span: start.join(semi.span),
+        },
     ))
 }
 
 /// `= 5` or `= {1, 2, {3, 4}}` (nested braces flattened).
 fn initializer(i: Tokens<'_>) -> PResult<'_, Vec<Operand<'_>>> {
     if let Ok((i, _)) = tok(TokenKind::LBrace)(i) {
-        let (i, items) = nom::multi::separated_list0(tok(TokenKind::Comma), initializer).parse(i)?;
+        let (i, items) =
+            nom::multi::separated_list0(tok(TokenKind::Comma), initializer).parse(i)?;
         let (i, _) = tok(TokenKind::RBrace)(i)?;
         return Ok((i, items.into_iter().flatten().collect()));
     }
@@ -381,7 +467,8 @@ fn initializer(i: Tokens<'_>) -> PResult<'_, Vec<Operand<'_>>> {
 
 /// `.reg .b32 %r<6>, %x;` after the `.reg` keyword.
 fn reg_rest<'a>(i: Tokens<'a>, kw: Span) -> PResult<'a, RegDecl<'a>> {
-    let (i, _vec) = nom::combinator::opt(nom::branch::alt((directive(".v2"), directive(".v4")))).parse(i)?;
+    let (i, _vec) =
+        nom::combinator::opt(nom::branch::alt((directive(".v2"), directive(".v4")))).parse(i)?;
     let (i, ty) = any_directive(i)?;
     let one = |i| {
         let (i, name) = word(i)?;
@@ -396,16 +483,37 @@ fn reg_rest<'a>(i: Tokens<'a>, kw: Span) -> PResult<'a, RegDecl<'a>> {
     };
     let (i, names) = nom::multi::separated_list1(tok(TokenKind::Comma), one).parse(i)?;
     let (i, semi) = tok(TokenKind::Semi)(i)?;
-    Ok((i, RegDecl { ty, names, span: kw.join(semi.span) }))
+    Ok((
+        i,
+        RegDecl {
+            ty,
+            names,
+            span: kw.join(semi.span),
+        },
+    ))
 }
 
 /// Directives accepted at module scope, for the "unknown directive" help.
 const MODULE_DIRECTIVES: &[&str] = &[
-    ".version", ".target", ".address_size", ".file", ".loc", ".pragma", ".visible", ".extern",
-    ".weak", ".entry", ".func", ".global", ".shared", ".const",
+    ".version",
+    ".target",
+    ".address_size",
+    ".file",
+    ".loc",
+    ".pragma",
+    ".visible",
+    ".extern",
+    ".weak",
+    ".entry",
+    ".func",
+    ".global",
+    ".shared",
+    ".const",
 ];
 /// Directives accepted inside a function body.
-const BODY_DIRECTIVES: &[&str] = &[".reg", ".shared", ".local", ".global", ".const", ".loc", ".pragma"];
+const BODY_DIRECTIVES: &[&str] = &[
+    ".reg", ".shared", ".local", ".global", ".const", ".loc", ".pragma",
+];
 
 /// The parser's running state: position, diagnostics.
 struct StmtParser<'a> {
@@ -417,7 +525,11 @@ struct StmtParser<'a> {
 
 impl<'a> StmtParser<'a> {
     fn input(&self) -> Tokens<'a> {
-        Tokens { toks: &self.toks[self.pos..], src: self.src, offset: self.pos }
+        Tokens {
+            toks: &self.toks[self.pos..],
+            src: self.src,
+            offset: self.pos,
+        }
     }
 
     fn peek(&self) -> Option<&'a Token> {
@@ -433,7 +545,10 @@ impl<'a> StmtParser<'a> {
     }
 
     fn span_at(&self, idx: usize) -> Span {
-        self.toks.get(idx).map(|t| t.span).unwrap_or_else(|| self.eof_span())
+        self.toks
+            .get(idx)
+            .map(|t| t.span)
+            .unwrap_or_else(|| self.eof_span())
     }
 
     /// Runs a nom parser at the current position; on success advances.
@@ -444,9 +559,10 @@ impl<'a> StmtParser<'a> {
                 Ok(v)
             }
             Err(nom::Err::Error(e)) | Err(nom::Err::Failure(e)) => Err(e),
-            Err(nom::Err::Incomplete(_)) => {
-                Err(PErr { at: self.toks.len(), expected: Cow::Borrowed("more input") })
-            }
+            Err(nom::Err::Incomplete(_)) => Err(PErr {
+                at: self.toks.len(),
+                expected: Cow::Borrowed("more input"),
+            }),
         }
     }
 
@@ -533,18 +649,26 @@ impl<'a> StmtParser<'a> {
                     self.pos += 1;
                     match self.peek() {
                         Some(v) if matches!(v.kind, TokenKind::Float | TokenKind::Int) => {
-                            m.version = Some(Ident { text: &self.src[v.span.range()], span: v.span });
+                            m.version = Some(Ident {
+                                text: &self.src[v.span.range()],
+                                span: v.span,
+                            });
                             self.pos += 1;
                         }
                         _ => {
-                            self.report(PErr { at: self.pos, expected: Cow::Borrowed("a version such as `7.0`") });
+                            self.report(PErr {
+                                at: self.pos,
+                                expected: Cow::Borrowed("a version such as `7.0`"),
+                            });
                             self.skip_statement_or_line();
                         }
                     }
                 }
                 (TokenKind::Directive, ".target") => {
                     self.pos += 1;
-                    match self.run(|i| nom::multi::separated_list1(tok(TokenKind::Comma), word).parse(i)) {
+                    match self
+                        .run(|i| nom::multi::separated_list1(tok(TokenKind::Comma), word).parse(i))
+                    {
                         Ok(ts) => m.target = ts,
                         Err(e) => {
                             self.report(e);
@@ -570,7 +694,9 @@ impl<'a> StmtParser<'a> {
                 (TokenKind::Directive, ".global" | ".shared" | ".const" | ".local") => {
                     self.linked_item(&mut m)
                 }
-                (TokenKind::Directive, _) => self.unknown_directive(MODULE_DIRECTIVES, "at module scope"),
+                (TokenKind::Directive, _) => {
+                    self.unknown_directive(MODULE_DIRECTIVES, "at module scope")
+                }
                 _ => {
                     let d = Diagnostic::new(
                         "gpusim::parse::unexpected_token",
@@ -594,7 +720,10 @@ impl<'a> StmtParser<'a> {
         let mut linkage = None;
         while matches!(self.peek_text(), ".visible" | ".extern" | ".weak") {
             let t = self.peek().copied().expect("peeked");
-            linkage = Some(Ident { text: &self.src[t.span.range()], span: t.span });
+            linkage = Some(Ident {
+                text: &self.src[t.span.range()],
+                span: t.span,
+            });
             self.pos += 1;
         }
         match self.peek_text() {
@@ -605,7 +734,10 @@ impl<'a> StmtParser<'a> {
             }
             ".global" | ".shared" | ".const" | ".local" => {
                 let t = self.peek().copied().expect("peeked");
-                let space = Ident { text: &self.src[t.span.range()], span: t.span };
+                let space = Ident {
+                    text: &self.src[t.span.range()],
+                    span: t.span,
+                };
                 self.pos += 1;
                 match self.run(|i| var_rest(i, space, linkage)) {
                     Ok(v) => m.globals.push(v),
@@ -616,7 +748,10 @@ impl<'a> StmtParser<'a> {
                 }
             }
             _ => {
-                self.report(PErr { at: self.pos, expected: Cow::Borrowed("`.entry`, `.func` or a variable") });
+                self.report(PErr {
+                    at: self.pos,
+                    expected: Cow::Borrowed("`.entry`, `.func` or a variable"),
+                });
                 self.skip_statement_or_line();
             }
         }
@@ -672,13 +807,19 @@ impl<'a> StmtParser<'a> {
                 ".maxntid" | ".reqntid" => {
                     let which = self.peek_text();
                     self.pos += 1;
-                    match self.run(|i| nom::multi::separated_list1(tok(TokenKind::Comma), uint32).parse(i)) {
+                    match self.run(|i| {
+                        nom::multi::separated_list1(tok(TokenKind::Comma), uint32).parse(i)
+                    }) {
                         Ok(v) => {
                             let mut dims = [1u32; 3];
                             for (d, x) in dims.iter_mut().zip(v) {
                                 *d = x;
                             }
-                            if which == ".maxntid" { f.maxntid = Some(dims) } else { f.reqntid = Some(dims) }
+                            if which == ".maxntid" {
+                                f.maxntid = Some(dims)
+                            } else {
+                                f.reqntid = Some(dims)
+                            }
                         }
                         Err(e) => self.report(e),
                     }
@@ -706,7 +847,10 @@ impl<'a> StmtParser<'a> {
                 f.body = Some(body);
             }
             _ => {
-                self.report(PErr { at: self.pos, expected: Cow::Borrowed("`{` or `;`") });
+                self.report(PErr {
+                    at: self.pos,
+                    expected: Cow::Borrowed("`{` or `;`"),
+                });
                 self.skip_function();
             }
         }
@@ -728,7 +872,8 @@ impl<'a> StmtParser<'a> {
                     }
                 }
                 TokenKind::Directive
-                    if depth == 0 && matches!(self.peek_text(), ".visible" | ".entry" | ".func") =>
+                    if depth == 0
+                        && matches!(self.peek_text(), ".visible" | ".entry" | ".func") =>
                 {
                     return;
                 }
@@ -800,7 +945,10 @@ impl<'a> StmtParser<'a> {
                     }
                 }
                 _ => {
-                    self.report(PErr { at: self.pos, expected: Cow::Borrowed("an instruction, a label or a declaration") });
+                    self.report(PErr {
+                        at: self.pos,
+                        expected: Cow::Borrowed("an instruction, a label or a declaration"),
+                    });
                     self.recover();
                 }
             }
@@ -810,9 +958,12 @@ impl<'a> StmtParser<'a> {
 
     fn unterminated(&mut self, open: Span) {
         self.diags.push(
-            Diagnostic::new("gpusim::parse::unterminated_block", "unterminated block: `{` is never closed")
-                .label(open, "this `{` has no matching `}`")
-                .help("add `}` where the block ends"),
+            Diagnostic::new(
+                "gpusim::parse::unterminated_block",
+                "unterminated block: `{` is never closed",
+            )
+            .label(open, "this `{` has no matching `}`")
+            .help("add `}` where the block ends"),
         );
     }
 
@@ -865,18 +1016,29 @@ impl<'a> StmtParser<'a> {
                 })
             }
             Some(t) if !t.line_start && t.kind != TokenKind::RBrace => {
-                self.report(PErr { at: self.pos, expected: Cow::Borrowed("`,` or `;`") });
+                self.report(PErr {
+                    at: self.pos,
+                    expected: Cow::Borrowed("`,` or `;`"),
+                });
                 self.recover();
                 None
             }
             _ => {
                 // Missing `;`: the statement ended at the line's end (or at `}`).
                 self.diags.push(
-                    Diagnostic::new("gpusim::parse::missing_semicolon", "expected `;` after this instruction")
-                        .label(last.after(), "`;` missing here")
-                        .help("every PTX statement ends with `;`"),
+                    Diagnostic::new(
+                        "gpusim::parse::missing_semicolon",
+                        "expected `;` after this instruction",
+                    )
+                    .label(last.after(), "`;` missing here")
+                    .help("every PTX statement ends with `;`"),
                 );
-                Some(Instruction { guard: g, opcode, operands: ops, span: self.span_at(start).join(last) })
+                Some(Instruction {
+                    guard: g,
+                    opcode,
+                    operands: ops,
+                    span: self.span_at(start).join(last),
+                })
             }
         }
     }
@@ -893,7 +1055,12 @@ fn param_list(i: Tokens<'_>) -> PResult<'_, Vec<ParamDecl<'_>>> {
 /// Parses a token stream into a module. Always returns a module (possibly
 /// partial) together with every syntax error found.
 pub fn parse<'a>(src: &'a str, toks: &'a [Token]) -> (Module<'a>, Vec<Diagnostic>) {
-    let mut p = StmtParser { src, toks, pos: 0, diags: Vec::new() };
+    let mut p = StmtParser {
+        src,
+        toks,
+        pos: 0,
+        diags: Vec::new(),
+    };
     let m = p.module();
     (m, p.diags)
 }

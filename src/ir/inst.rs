@@ -1,0 +1,812 @@
+//! Decoded instructions: the IR every later layer reads.
+//!
+//! Lowering ([`crate::ir::lower`]) turns the syntax tree into these types
+//! once; register and predicate names become dense ids, labels become
+//! instruction ids, immediates become bit patterns of the operand type, and
+//! every modifier becomes a field. Nothing downstream looks at text again.
+
+use crate::ptx::diagnostics::Span;
+
+/// A data type of an instruction or register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Type {
+    /// `.b8`
+    B8,
+    /// `.b16`
+    B16,
+    /// `.b32`
+    B32,
+    /// `.b64`
+    B64,
+    /// `.u8`
+    U8,
+    /// `.u16`
+    U16,
+    /// `.u32`
+    U32,
+    /// `.u64`
+    U64,
+    /// `.s8`
+    S8,
+    /// `.s16`
+    S16,
+    /// `.s32`
+    S32,
+    /// `.s64`
+    S64,
+    /// `.f32`
+    F32,
+    /// `.f64`
+    F64,
+    /// `.pred`
+    Pred,
+}
+
+/// The family of a [`Type`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeKind {
+    /// Untyped bits (`.bN`): compatible with every type of the same size.
+    Bits,
+    /// Unsigned integer.
+    Unsigned,
+    /// Signed integer.
+    Signed,
+    /// IEEE float.
+    Float,
+    /// Predicate.
+    Pred,
+}
+
+impl Type {
+    /// Parses a type directive such as `.u32`.
+    pub fn from_directive(s: &str) -> Option<Type> {
+        Some(match s {
+            ".b8" => Type::B8,
+            ".b16" => Type::B16,
+            ".b32" => Type::B32,
+            ".b64" => Type::B64,
+            ".u8" => Type::U8,
+            ".u16" => Type::U16,
+            ".u32" => Type::U32,
+            ".u64" => Type::U64,
+            ".s8" => Type::S8,
+            ".s16" => Type::S16,
+            ".s32" => Type::S32,
+            ".s64" => Type::S64,
+            ".f32" => Type::F32,
+            ".f64" => Type::F64,
+            ".pred" => Type::Pred,
+            _ => return None,
+        })
+    }
+
+    /// The directive spelling, e.g. `.u32`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Type::B8 => ".b8",
+            Type::B16 => ".b16",
+            Type::B32 => ".b32",
+            Type::B64 => ".b64",
+            Type::U8 => ".u8",
+            Type::U16 => ".u16",
+            Type::U32 => ".u32",
+            Type::U64 => ".u64",
+            Type::S8 => ".s8",
+            Type::S16 => ".s16",
+            Type::S32 => ".s32",
+            Type::S64 => ".s64",
+            Type::F32 => ".f32",
+            Type::F64 => ".f64",
+            Type::Pred => ".pred",
+        }
+    }
+
+    /// Width in bits (1 for predicates).
+    pub fn bits(self) -> u32 {
+        match self {
+            Type::B8 | Type::U8 | Type::S8 => 8,
+            Type::B16 | Type::U16 | Type::S16 => 16,
+            Type::B32 | Type::U32 | Type::S32 | Type::F32 => 32,
+            Type::B64 | Type::U64 | Type::S64 | Type::F64 => 64,
+            Type::Pred => 1,
+        }
+    }
+
+    /// Width in bytes (predicates count as 1).
+    pub fn bytes(self) -> u32 {
+        self.bits().div_ceil(8)
+    }
+
+    /// The family.
+    pub fn kind(self) -> TypeKind {
+        match self {
+            Type::B8 | Type::B16 | Type::B32 | Type::B64 => TypeKind::Bits,
+            Type::U8 | Type::U16 | Type::U32 | Type::U64 => TypeKind::Unsigned,
+            Type::S8 | Type::S16 | Type::S32 | Type::S64 => TypeKind::Signed,
+            Type::F32 | Type::F64 => TypeKind::Float,
+            Type::Pred => TypeKind::Pred,
+        }
+    }
+
+    /// True for `.f32`/`.f64`.
+    pub fn is_float(self) -> bool {
+        self.kind() == TypeKind::Float
+    }
+
+    /// True for signed integers.
+    pub fn is_signed(self) -> bool {
+        self.kind() == TypeKind::Signed
+    }
+
+    /// The type of twice the width and the same family (for `.wide`).
+    pub fn widened(self) -> Option<Type> {
+        Some(match self {
+            Type::U16 => Type::U32,
+            Type::U32 => Type::U64,
+            Type::S16 => Type::S32,
+            Type::S32 => Type::S64,
+            Type::B16 => Type::B32,
+            Type::B32 => Type::B64,
+            _ => return None,
+        })
+    }
+}
+
+/// A register (non-predicate), dense per kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegId(pub u32);
+
+/// A predicate register, dense per kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PredId(pub u32);
+
+/// An instruction index within a kernel (PC = index × 8 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InstId(pub u32);
+
+/// A kernel variable (shared, local, global, const), dense per kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+/// A kernel parameter, in declaration order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ParamId(pub u32);
+
+/// The opcode, without modifiers (those live in [`Mods`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)] // the PTX opcode of the same name
+pub enum Opcode {
+    Add,
+    Sub,
+    Mul,
+    Mad,
+    Fma,
+    Div,
+    Rem,
+    Abs,
+    Neg,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Not,
+    Shl,
+    Shr,
+    Popc,
+    Clz,
+    Brev,
+    Bfe,
+    Bfi,
+    Sqrt,
+    Rsqrt,
+    Rcp,
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+    Mov,
+    Cvt,
+    Cvta,
+    Ld,
+    St,
+    Setp,
+    Selp,
+    Slct,
+    Bra,
+    Ret,
+    Exit,
+    /// `bar`/`barrier` (`.sync`, `.arrive`, `.red` in [`Mods::bar`]).
+    Bar,
+    Membar,
+    Fence,
+    Nanosleep,
+    Atom,
+    Red,
+    Shfl,
+    Vote,
+    Activemask,
+    /// gpusim extension: `wait.global.b32 [a], expected;` (AWG MonR/MonRS).
+    Wait,
+}
+
+impl Opcode {
+    /// Every opcode with its PTX spelling (for parsing and suggestions).
+    pub const ALL: &'static [(&'static str, Opcode)] = &[
+        ("add", Opcode::Add),
+        ("sub", Opcode::Sub),
+        ("mul", Opcode::Mul),
+        ("mad", Opcode::Mad),
+        ("fma", Opcode::Fma),
+        ("div", Opcode::Div),
+        ("rem", Opcode::Rem),
+        ("abs", Opcode::Abs),
+        ("neg", Opcode::Neg),
+        ("min", Opcode::Min),
+        ("max", Opcode::Max),
+        ("and", Opcode::And),
+        ("or", Opcode::Or),
+        ("xor", Opcode::Xor),
+        ("not", Opcode::Not),
+        ("shl", Opcode::Shl),
+        ("shr", Opcode::Shr),
+        ("popc", Opcode::Popc),
+        ("clz", Opcode::Clz),
+        ("brev", Opcode::Brev),
+        ("bfe", Opcode::Bfe),
+        ("bfi", Opcode::Bfi),
+        ("sqrt", Opcode::Sqrt),
+        ("rsqrt", Opcode::Rsqrt),
+        ("rcp", Opcode::Rcp),
+        ("ex2", Opcode::Ex2),
+        ("lg2", Opcode::Lg2),
+        ("sin", Opcode::Sin),
+        ("cos", Opcode::Cos),
+        ("mov", Opcode::Mov),
+        ("cvt", Opcode::Cvt),
+        ("cvta", Opcode::Cvta),
+        ("ld", Opcode::Ld),
+        ("st", Opcode::St),
+        ("setp", Opcode::Setp),
+        ("selp", Opcode::Selp),
+        ("slct", Opcode::Slct),
+        ("bra", Opcode::Bra),
+        ("ret", Opcode::Ret),
+        ("exit", Opcode::Exit),
+        ("bar", Opcode::Bar),
+        ("barrier", Opcode::Bar),
+        ("membar", Opcode::Membar),
+        ("fence", Opcode::Fence),
+        ("nanosleep", Opcode::Nanosleep),
+        ("atom", Opcode::Atom),
+        ("red", Opcode::Red),
+        ("shfl", Opcode::Shfl),
+        ("vote", Opcode::Vote),
+        ("activemask", Opcode::Activemask),
+        ("wait", Opcode::Wait),
+    ];
+
+    /// Looks an opcode up by its spelling.
+    pub fn from_name(s: &str) -> Option<Opcode> {
+        Opcode::ALL.iter().find(|(n, _)| *n == s).map(|(_, o)| *o)
+    }
+
+    /// The PTX spelling.
+    pub fn name(self) -> &'static str {
+        Opcode::ALL
+            .iter()
+            .find(|(_, o)| *o == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("?")
+    }
+}
+
+/// Rounding modifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[allow(missing_docs)]
+pub enum Round {
+    #[default]
+    None,
+    Rn,
+    Rz,
+    Rm,
+    Rp,
+    /// Round to nearest even integer (cvt to integral value).
+    Rni,
+    Rzi,
+    Rmi,
+    Rpi,
+}
+
+/// `.lo`/`.hi`/`.wide` of `mul`/`mad`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[allow(missing_docs)]
+pub enum MulMode {
+    #[default]
+    Lo,
+    Hi,
+    Wide,
+}
+
+/// Comparison of `setp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[allow(missing_docs)]
+pub enum CmpOp {
+    #[default]
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Unsigned forms.
+    Lo,
+    Ls,
+    Hi,
+    Hs,
+    /// Unordered float forms (true if either operand is NaN).
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    /// Both ordered / either NaN.
+    Num,
+    Nan,
+}
+
+/// Combining operation of `setp.cmp.bool` and predicate logic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum BoolOp {
+    And,
+    Or,
+    Xor,
+}
+
+/// State space of a memory access or variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+#[allow(missing_docs)]
+pub enum Space {
+    /// No space: generic addressing.
+    #[default]
+    Generic,
+    Global,
+    Shared,
+    Local,
+    Param,
+    Const,
+}
+
+impl Space {
+    /// The directive spelling (empty for generic).
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Generic => "",
+            Space::Global => ".global",
+            Space::Shared => ".shared",
+            Space::Local => ".local",
+            Space::Param => ".param",
+            Space::Const => ".const",
+        }
+    }
+}
+
+/// Operation of `atom`/`red`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[allow(missing_docs)]
+pub enum AtomOp {
+    #[default]
+    Add,
+    Inc,
+    Dec,
+    Min,
+    Max,
+    Exch,
+    Cas,
+    And,
+    Or,
+    Xor,
+}
+
+/// Mode of `shfl.sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[allow(missing_docs)]
+pub enum ShflMode {
+    #[default]
+    Idx,
+    Up,
+    Down,
+    Bfly,
+}
+
+/// Mode of `vote.sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[allow(missing_docs)]
+pub enum VoteMode {
+    #[default]
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+/// Kind of barrier instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BarKind {
+    /// `bar.sync` / `barrier.sync`: arrive and wait.
+    #[default]
+    Sync,
+    /// `bar.arrive`: arrive without waiting.
+    Arrive,
+    /// `bar.red.popc.u32`: arrive, wait, count lanes with a true predicate.
+    RedPopc,
+    /// `bar.red.and.pred`.
+    RedAnd,
+    /// `bar.red.or.pred`.
+    RedOr,
+}
+
+/// Memory scope (`.cta`, `.gpu`/`.gl`, `.sys`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[allow(missing_docs)]
+pub enum Scope {
+    #[default]
+    None,
+    Cta,
+    Gpu,
+    Sys,
+}
+
+/// Boolean modifiers, as bits of [`Mods::flags`].
+pub mod flag {
+    /// `.ftz`: flush subnormals to zero.
+    pub const FTZ: u16 = 1 << 0;
+    /// `.sat`: saturate.
+    pub const SAT: u16 = 1 << 1;
+    /// `.approx`
+    pub const APPROX: u16 = 1 << 2;
+    /// `.full`
+    pub const FULL: u16 = 1 << 3;
+    /// `.volatile`
+    pub const VOLATILE: u16 = 1 << 4;
+    /// `.uni`: the branch is known non-divergent.
+    pub const UNI: u16 = 1 << 5;
+    /// `.wait`: a gpusim waiting-atomic extension (AWG).
+    pub const WAIT: u16 = 1 << 6;
+    /// `cvta.to`: generic → space (otherwise space → generic).
+    pub const TO: u16 = 1 << 7;
+    /// `.relaxed`
+    pub const RELAXED: u16 = 1 << 8;
+    /// `.acquire`
+    pub const ACQUIRE: u16 = 1 << 9;
+    /// `.release`
+    pub const RELEASE: u16 = 1 << 10;
+    /// `.acq_rel` / `.sc`
+    pub const ACQ_REL: u16 = 1 << 11;
+    /// `.aligned`
+    pub const ALIGNED: u16 = 1 << 12;
+}
+
+/// Every modifier of an instruction, decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Mods {
+    /// Rounding.
+    pub round: Round,
+    /// `mul`/`mad` result part.
+    pub mul: MulMode,
+    /// `setp` comparison.
+    pub cmp: CmpOp,
+    /// `setp` combining operation, `bar.red` operation.
+    pub bool_op: Option<BoolOp>,
+    /// Memory state space (ld, st, atom, red, cvta, wait).
+    pub space: Space,
+    /// Vector width of ld/st: 1, 2 or 4.
+    pub vec: u8,
+    /// `atom`/`red` operation.
+    pub atom: AtomOp,
+    /// `shfl` mode.
+    pub shfl: ShflMode,
+    /// `vote` mode.
+    pub vote: VoteMode,
+    /// `bar` kind.
+    pub bar: BarKind,
+    /// Memory scope.
+    pub scope: Scope,
+    /// Boolean modifiers ([`flag`]).
+    pub flags: u16,
+}
+
+impl Mods {
+    /// True if `f` (a [`flag`] bit) is set.
+    pub fn has(&self, f: u16) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// A special register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpecialReg {
+    /// `%tid.{x,y,z}` (dimension 0..3).
+    Tid(u8),
+    /// `%ntid.{x,y,z}`
+    Ntid(u8),
+    /// `%ctaid.{x,y,z}`
+    Ctaid(u8),
+    /// `%nctaid.{x,y,z}`
+    Nctaid(u8),
+    /// `%laneid`
+    LaneId,
+    /// `%warpid`
+    WarpId,
+    /// `%nwarpid`
+    NWarpId,
+    /// `%smid`
+    SmId,
+    /// `%nsmid`
+    NSmId,
+    /// `%clock` (32 bits)
+    Clock,
+    /// `%clock64`
+    Clock64,
+    /// `%globaltimer` (64 bits)
+    GlobalTimer,
+}
+
+impl SpecialReg {
+    /// Parses a special register name.
+    pub fn from_name(s: &str) -> Option<SpecialReg> {
+        let dim = |d: &str| match d {
+            "x" => Some(0u8),
+            "y" => Some(1),
+            "z" => Some(2),
+            _ => None,
+        };
+        if let Some((base, d)) = s.split_once('.') {
+            let d = dim(d)?;
+            return Some(match base {
+                "%tid" => SpecialReg::Tid(d),
+                "%ntid" => SpecialReg::Ntid(d),
+                "%ctaid" => SpecialReg::Ctaid(d),
+                "%nctaid" => SpecialReg::Nctaid(d),
+                _ => return None,
+            });
+        }
+        Some(match s {
+            "%laneid" => SpecialReg::LaneId,
+            "%warpid" => SpecialReg::WarpId,
+            "%nwarpid" => SpecialReg::NWarpId,
+            "%smid" => SpecialReg::SmId,
+            "%nsmid" => SpecialReg::NSmId,
+            "%clock" => SpecialReg::Clock,
+            "%clock64" => SpecialReg::Clock64,
+            "%globaltimer" => SpecialReg::GlobalTimer,
+            _ => return None,
+        })
+    }
+
+    /// The type a read of the register has.
+    pub fn ty(self) -> Type {
+        match self {
+            SpecialReg::Clock64 | SpecialReg::GlobalTimer => Type::U64,
+            _ => Type::U32,
+        }
+    }
+}
+
+/// The base of a memory address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddrBase {
+    /// `[imm]`: an absolute address.
+    Absolute,
+    /// `[%rd]`: a register holding the address.
+    Reg(RegId),
+    /// `[var]`: a variable's address in its space.
+    Var(VarId),
+    /// `[param]`: a kernel parameter.
+    Param(ParamId),
+}
+
+/// `[base+offset]`
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Address {
+    /// What the offset is added to.
+    pub base: AddrBase,
+    /// Constant byte offset.
+    pub offset: i64,
+}
+
+/// An operand of a decoded instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Operand {
+    /// No operand in this slot.
+    #[default]
+    None,
+    /// A register.
+    Reg(RegId),
+    /// A predicate, possibly negated (`!%p`).
+    Pred {
+        /// Which predicate.
+        id: PredId,
+        /// `!` written before it.
+        negate: bool,
+    },
+    /// An immediate, as the bit pattern of the slot's type (zero-extended).
+    Imm(u64),
+    /// A special register.
+    Special(SpecialReg),
+    /// The address of a variable (`mov.u64 %rd, smem;`, `cvta`).
+    VarAddr(VarId),
+    /// A memory address.
+    Addr(Address),
+    /// A vector of registers (`{%f1, %f2}`); `None` is the sink `_`.
+    Vector {
+        /// The registers.
+        regs: [Option<RegId>; 4],
+        /// How many are used.
+        len: u8,
+    },
+    /// A branch target.
+    Target(InstId),
+}
+
+/// A guard predicate (`@p` / `@!p`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Guard {
+    /// The predicate.
+    pub pred: PredId,
+    /// True for `@!p`.
+    pub negate: bool,
+}
+
+/// A decoded instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inst {
+    /// Opcode.
+    pub op: Opcode,
+    /// Instruction type (destination type of `cvt` and `slct`; `.pred` for
+    /// instructions without one).
+    pub ty: Type,
+    /// Second type: the source type of `cvt`/`slct`, else equal to `ty`.
+    pub ty2: Type,
+    /// Modifiers.
+    pub mods: Mods,
+    /// Guard, if any.
+    pub guard: Option<Guard>,
+    /// Destination (register, predicate, vector) or `None`.
+    pub dst: Operand,
+    /// Second destination: `q` of `setp p|q`, `p` of `shfl d|p`.
+    pub dst2: Operand,
+    /// Sources in PTX order; memory operands are [`Operand::Addr`].
+    pub src: [Operand; 4],
+    /// Number of used `src` slots.
+    pub nsrc: u8,
+    /// Source span of the whole statement.
+    pub span: Span,
+    /// 1-based source line.
+    pub line: u32,
+}
+
+impl Inst {
+    /// The used sources.
+    pub fn srcs(&self) -> &[Operand] {
+        &self.src[..self.nsrc as usize]
+    }
+
+    /// The branch target, for `bra`.
+    pub fn target(&self) -> Option<InstId> {
+        match (self.op, self.src[0]) {
+            (Opcode::Bra, Operand::Target(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// True for instructions after which control never falls through when
+    /// unguarded (`bra`, `ret`, `exit`).
+    pub fn ends_block(&self) -> bool {
+        matches!(self.op, Opcode::Bra | Opcode::Ret | Opcode::Exit)
+    }
+
+    /// True for `ret`/`exit`.
+    pub fn is_exit(&self) -> bool {
+        matches!(self.op, Opcode::Ret | Opcode::Exit)
+    }
+}
+
+/// A register's declaration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegInfo {
+    /// Full name, e.g. `%rd3`.
+    pub name: String,
+    /// Declared type.
+    pub ty: Type,
+}
+
+/// A kernel parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Name.
+    pub name: String,
+    /// Declared type (`.b8` for byte arrays).
+    pub ty: Type,
+    /// Size in bytes.
+    pub size: u32,
+    /// Alignment in bytes.
+    pub align: u32,
+    /// Offset in the parameter buffer.
+    pub offset: u32,
+}
+
+/// A variable in shared, local, global or const space.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Var {
+    /// Name.
+    pub name: String,
+    /// State space.
+    pub space: Space,
+    /// Element type.
+    pub ty: Type,
+    /// Size in bytes (0 for `.extern .shared` arrays sized at launch).
+    pub size: u64,
+    /// Alignment in bytes.
+    pub align: u32,
+    /// Initial contents (little-endian bytes), if initialized.
+    pub init: Option<Vec<u8>>,
+    /// Declared at module scope (shared by every kernel of the module).
+    pub module_scope: bool,
+    /// Declared `.extern` (dynamic shared memory).
+    pub is_extern: bool,
+}
+
+/// One `.entry`: decoded, resolved and checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    /// The entry name as written (possibly mangled).
+    pub name: String,
+    /// The `.entry` keyword and name.
+    pub span: Span,
+    /// Parameters in order.
+    pub params: Vec<Param>,
+    /// Total parameter-buffer size in bytes.
+    pub param_bytes: u32,
+    /// Registers, indexed by [`RegId`], in order of first use.
+    pub regs: Vec<RegInfo>,
+    /// Predicate names, indexed by [`PredId`], in order of first use.
+    pub preds: Vec<String>,
+    /// Variables, indexed by [`VarId`] (module-scope ones first).
+    pub vars: Vec<Var>,
+    /// Instructions, indexed by [`InstId`].
+    pub insts: Vec<Inst>,
+    /// Labels and the instruction each names, in source order.
+    pub labels: Vec<(String, InstId)>,
+    /// `.maxntid`
+    pub maxntid: Option<[u32; 3]>,
+    /// `.reqntid`
+    pub reqntid: Option<[u32; 3]>,
+}
+
+impl Kernel {
+    /// Static shared memory in bytes (all `.shared` variables, aligned).
+    pub fn shared_bytes(&self) -> u64 {
+        let mut total = 0u64;
+        for v in self.vars.iter().filter(|v| v.space == Space::Shared) {
+            total = total.next_multiple_of(u64::from(v.align.max(1))) + v.size;
+        }
+        total
+    }
+}
+
+/// A lowered module: every `.entry` of one PTX file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    /// The kernels, in source order.
+    pub kernels: Vec<Kernel>,
+}
+
+impl Module {
+    /// The kernel called `name`.
+    pub fn kernel(&self, name: &str) -> Option<&Kernel> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+}

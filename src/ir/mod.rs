@@ -1,0 +1,6 @@
+//! The decoded intermediate representation and the pass that builds it.
+
+pub mod inst;
+pub mod lower;
+
+pub use inst::*;

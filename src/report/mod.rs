@@ -1,0 +1,3 @@
+//! Human- and machine-readable renderings of programs and results.
+
+pub mod cfg_text;
