@@ -626,7 +626,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 self.err(diag);
             }
             _ => {
-                let candidates: Vec<String> = self.candidate_names(id.text);
+                let candidates: Vec<String> = self.candidate_names(id.text, want);
                 let suggestion =
                     closest(id.text, candidates.iter().map(String::as_str)).map(str::to_string);
                 let mut diag = Diagnostic::new(
@@ -661,10 +661,20 @@ impl<'a, 'd> KernelCx<'a, 'd> {
     /// Declared register names near `name`: single names, and for each
     /// `%p<N>` the name with the same index (if in range) — enough for typo
     /// suggestions without listing every register.
-    fn candidate_names(&self, name: &str) -> Vec<String> {
+    fn candidate_names(&self, name: &str, want: Option<Type>) -> Vec<String> {
         let idx = Self::split_indexed(name).map(|x| x.1);
         let mut out = Vec::new();
         for (n, count) in &self.decl_names {
+            // Only registers that could stand where this one is written.
+            let ty = self.decls[n].ty;
+            let fits = match want {
+                Some(Type::Pred) => ty == Type::Pred,
+                Some(w) => ty != Type::Pred && ty.bits() == w.bits(),
+                None => true,
+            };
+            if !fits {
+                continue;
+            }
             match (count, idx) {
                 (None, _) => out.push(n.to_string()),
                 (Some(c), Some(i)) if i < *c => out.push(format!("{n}{i}")),
@@ -1652,12 +1662,11 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             let d = if types.len() < want_types {
                 Diagnostic::new(
                     "gpusim::lower::missing_type",
-                    format!(
-                        "`{}` needs {} type{}",
-                        word.text,
-                        want_types,
-                        if want_types == 1 { "" } else { "s" }
-                    ),
+                    if want_types == 1 {
+                        format!("`{}` needs a type", word.text)
+                    } else {
+                        format!("`{}` needs a destination and a source type", word.text)
+                    },
                 )
                 .label(word.span, "type missing")
                 .help(format!("e.g. `{}`", example_form(op)))

@@ -931,7 +931,21 @@ impl<'a> StmtParser<'a> {
                         self.unterminated(open);
                         return out;
                     }
-                    _ => self.unknown_directive(BODY_DIRECTIVES, "in a function body"),
+                    _ => {
+                        // Report, then read a near-miss of `.reg` as `.reg`
+                        // so its registers do not cascade into more errors.
+                        let guess = crate::ptx::suggest::closest(text, [".reg"]);
+                        let save = self.pos;
+                        self.unknown_directive(BODY_DIRECTIVES, "in a function body");
+                        if guess.is_some() {
+                            let end = self.pos;
+                            self.pos = save + 1;
+                            match self.run(|i| reg_rest(i, t.span)) {
+                                Ok(r) => out.push(Stmt::Reg(r)),
+                                Err(_) => self.pos = end,
+                            }
+                        }
+                    }
                 },
                 TokenKind::Word
                     if self.toks.get(self.pos + 1).map(|n| n.kind) == Some(TokenKind::Colon) =>
