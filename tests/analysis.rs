@@ -9,13 +9,18 @@ fn analyse(body: &str) -> KernelAnalysis {
         ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 k_p)\n{{\n\
          .reg .pred %p<5>;\n.reg .b32 %r<9>;\n.reg .b64 %rd<3>;\n{body}}}\n"
     );
-    let p = gpusim::compile(gpusim::SourceFile::new("shape.ptx", src)).unwrap_or_else(|d| panic!("{d}"));
+    let p = gpusim::compile(gpusim::SourceFile::new("shape.ptx", src))
+        .unwrap_or_else(|d| panic!("{d}"));
     p.analyses[0].clone()
 }
 
 /// (first instruction, successors, exits) of every block.
 fn blocks(a: &KernelAnalysis) -> Vec<(u32, Vec<u32>, bool)> {
-    a.cfg.blocks.iter().map(|b| (b.start.0, b.succs.iter().map(|s| s.0).collect(), b.exits)).collect()
+    a.cfg
+        .blocks
+        .iter()
+        .map(|b| (b.start.0, b.succs.iter().map(|s| s.0).collect(), b.exits))
+        .collect()
 }
 
 /// ipdom of every block; `None` = the virtual exit.
@@ -28,7 +33,16 @@ fn loops(a: &KernelAnalysis) -> Vec<(u32, Vec<u32>, u32, Option<u32>, u32, u32)>
     a.loops
         .loops
         .iter()
-        .map(|l| (l.header.0, l.blocks.iter().map(|b| b.0).collect(), l.depth, l.parent.map(|p| p.0), l.begin.0, l.end.0))
+        .map(|l| {
+            (
+                l.header.0,
+                l.blocks.iter().map(|b| b.0).collect(),
+                l.depth,
+                l.parent.map(|p| p.0),
+                l.begin.0,
+                l.end.0,
+            )
+        })
         .collect()
 }
 
@@ -43,7 +57,15 @@ fn if_else_diamond() {
          JOIN:\n  st.global.u32 [%rd1], %r2; // 5  B3\n\
            ret;                           // 6\n",
     );
-    assert_eq!(blocks(&a), vec![(0, vec![1, 2], false), (2, vec![3], false), (4, vec![3], false), (5, vec![], true)]);
+    assert_eq!(
+        blocks(&a),
+        vec![
+            (0, vec![1, 2], false),
+            (2, vec![3], false),
+            (4, vec![3], false),
+            (5, vec![], true)
+        ]
+    );
     assert_eq!(ipdoms(&a), vec![Some(3), Some(3), Some(3), None]);
     assert!(loops(&a).is_empty());
     // The divergent branch reconverges at JOIN.
@@ -66,15 +88,34 @@ fn nested_loops() {
     );
     assert_eq!(
         blocks(&a),
-        vec![(0, vec![1], false), (1, vec![2], false), (2, vec![3, 2], false), (6, vec![4, 1], false), (9, vec![], true)]
+        vec![
+            (0, vec![1], false),
+            (1, vec![2], false),
+            (2, vec![3, 2], false),
+            (6, vec![4, 1], false),
+            (9, vec![], true)
+        ]
     );
     assert_eq!(ipdoms(&a), vec![Some(1), Some(2), Some(3), Some(4), None]);
-    assert_eq!(loops(&a), vec![(1, vec![1, 2, 3], 1, None, 1, 8), (2, vec![2], 2, Some(0), 2, 5)]);
+    assert_eq!(
+        loops(&a),
+        vec![
+            (1, vec![1, 2, 3], 1, None, 1, 8),
+            (2, vec![2], 2, Some(0), 2, 5)
+        ]
+    );
     assert_eq!(a.loops.depth(BlockId(2)), 2);
     assert_eq!(a.loops.depth(BlockId(3)), 1);
     assert_eq!(a.loops.depth(BlockId(4)), 0);
     assert_eq!(a.loops.begins_at(InstId(2)).map(|l| l.0), Some(1));
-    assert_eq!(a.loops.ends_at(InstId(8)).iter().map(|l| l.0).collect::<Vec<_>>(), vec![0]);
+    assert_eq!(
+        a.loops
+            .ends_at(InstId(8))
+            .iter()
+            .map(|l| l.0)
+            .collect::<Vec<_>>(),
+        vec![0]
+    );
 }
 
 #[test]
@@ -92,7 +133,13 @@ fn loop_with_early_exit() {
     );
     assert_eq!(
         blocks(&a),
-        vec![(0, vec![1], false), (1, vec![2, 4], false), (4, vec![3, 1], false), (7, vec![4], false), (8, vec![], true)]
+        vec![
+            (0, vec![1], false),
+            (1, vec![2, 4], false),
+            (4, vec![3, 1], false),
+            (7, vec![4], false),
+            (8, vec![], true)
+        ]
     );
     assert_eq!(ipdoms(&a), vec![Some(1), Some(4), Some(4), Some(4), None]);
     assert_eq!(loops(&a), vec![(1, vec![1, 2], 1, None, 1, 6)]);
@@ -127,8 +174,17 @@ fn break_out_of_two_loops() {
         ]
     );
     // Every path from inside either loop meets only at FOUND.
-    assert_eq!(ipdoms(&a), vec![Some(1), Some(2), Some(6), Some(6), Some(6), Some(6), None]);
-    assert_eq!(loops(&a), vec![(1, vec![1, 2, 3, 4], 1, None, 1, 9), (2, vec![2, 3], 2, Some(0), 2, 6)]);
+    assert_eq!(
+        ipdoms(&a),
+        vec![Some(1), Some(2), Some(6), Some(6), Some(6), Some(6), None]
+    );
+    assert_eq!(
+        loops(&a),
+        vec![
+            (1, vec![1, 2, 3, 4], 1, None, 1, 9),
+            (2, vec![2, 3], 2, Some(0), 2, 6)
+        ]
+    );
 }
 
 #[test]
@@ -142,7 +198,15 @@ fn dead_block_after_ret_inside_a_branch() {
          ELSE:\n  st.global.u32 [%rd1], %r2; // 5 B3\n\
            ret;                           // 6\n",
     );
-    assert_eq!(blocks(&a), vec![(0, vec![1, 3], false), (2, vec![], true), (4, vec![3], false), (5, vec![], true)]);
+    assert_eq!(
+        blocks(&a),
+        vec![
+            (0, vec![1, 3], false),
+            (2, vec![], true),
+            (4, vec![3], false),
+            (5, vec![], true)
+        ]
+    );
     // The two paths of B0 only meet at exit; the dead block still has an ipdom.
     assert_eq!(ipdoms(&a), vec![None, None, Some(3), None]);
     assert_eq!(a.reconvergence_pc(InstId(1)), None);
@@ -156,7 +220,10 @@ fn unreachable_block() {
            add.s32 %r1, %r1, 1;           // 2  B1 (unreachable)\n\
          L2:\n  ret;                       // 3  B2\n",
     );
-    assert_eq!(blocks(&a), vec![(0, vec![2], false), (2, vec![2], false), (3, vec![], true)]);
+    assert_eq!(
+        blocks(&a),
+        vec![(0, vec![2], false), (2, vec![2], false), (3, vec![], true)]
+    );
     assert_eq!(a.cfg.blocks[2].preds, vec![BlockId(0), BlockId(1)]);
     assert_eq!(ipdoms(&a), vec![Some(2), Some(2), None]);
     assert!(loops(&a).is_empty());
@@ -172,7 +239,14 @@ fn infinite_loop() {
          SPIN:\n  add.s32 %r2, %r2, 1;     // 4  B2\n\
            bra.uni SPIN;                  // 5\n",
     );
-    assert_eq!(blocks(&a), vec![(0, vec![1, 2], false), (2, vec![], true), (4, vec![2], false)]);
+    assert_eq!(
+        blocks(&a),
+        vec![
+            (0, vec![1, 2], false),
+            (2, vec![], true),
+            (4, vec![2], false)
+        ]
+    );
     // B2 never exits; it gets a virtual exit edge so everything has an ipdom.
     assert_eq!(a.postdom.virtual_exits, vec![BlockId(2)]);
     assert_eq!(ipdoms(&a), vec![None, None, None]);
@@ -192,7 +266,13 @@ fn diamond_inside_an_infinite_loop_still_reconverges() {
     );
     assert_eq!(
         blocks(&a),
-        vec![(0, vec![1], false), (1, vec![2, 3], false), (3, vec![4], false), (5, vec![4], false), (6, vec![1], false)]
+        vec![
+            (0, vec![1], false),
+            (1, vec![2, 3], false),
+            (3, vec![4], false),
+            (5, vec![4], false),
+            (6, vec![1], false)
+        ]
     );
     // The latch B4 (highest block of the terminal SCC) gets the virtual edge.
     assert_eq!(a.postdom.virtual_exits, vec![BlockId(4)]);

@@ -204,8 +204,21 @@ fn lower_var(v: &ast::VarDecl<'_>, module_scope: bool, diags: &mut Vec<Diagnosti
         }
     }
     let size = count.saturating_mul(u64::from(ty.bytes()));
+    if size > MAX_VAR_BYTES {
+        diags.push(
+            Diagnostic::new(
+                "gpusim::lower::too_large",
+                format!("variable `{}` is {size} bytes", v.name.text),
+            )
+            .label(
+                v.name.span,
+                format!("larger than the {} MiB gpusim allows", MAX_VAR_BYTES >> 20),
+            ),
+        );
+        return None;
+    }
     if let Some(b) = &mut init {
-        b.resize(size.min(1 << 30) as usize, 0);
+        b.resize(size as usize, 0);
     }
     Some(Var {
         name: v.name.text.to_string(),
@@ -218,6 +231,9 @@ fn lower_var(v: &ast::VarDecl<'_>, module_scope: bool, diags: &mut Vec<Diagnosti
         is_extern,
     })
 }
+
+/// Largest variable gpusim accepts (bytes).
+const MAX_VAR_BYTES: u64 = 1 << 30;
 
 /// Converts a literal to the bit pattern of `ty`, or explains why it can't.
 fn immediate(lit: Literal, ty: Type) -> Result<u64, String> {

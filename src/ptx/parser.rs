@@ -451,9 +451,23 @@ fn var_rest<'a>(
 
 /// `= 5` or `= {1, 2, {3, 4}}` (nested braces flattened).
 fn initializer(i: Tokens<'_>) -> PResult<'_, Vec<Operand<'_>>> {
-    if let Ok((i, _)) = tok(TokenKind::LBrace)(i) {
-        let (i, items) =
-            nom::multi::separated_list0(tok(TokenKind::Comma), initializer).parse(i)?;
+    initializer_nested(i, 0)
+}
+
+/// Deepest `{…}` nesting accepted (in initializers and bodies): bounds the
+/// recursion so hostile input cannot overflow the stack.
+const MAX_NESTING: usize = 32;
+
+fn initializer_nested(i: Tokens<'_>, depth: usize) -> PResult<'_, Vec<Operand<'_>>> {
+    if let Ok((i2, _)) = tok(TokenKind::LBrace)(i) {
+        if depth >= MAX_NESTING {
+            return fail(i, "an initializer nested at most 32 deep");
+        }
+        let i = i2;
+        let (i, items) = nom::multi::separated_list0(tok(TokenKind::Comma), |i| {
+            initializer_nested(i, depth + 1)
+        })
+        .parse(i)?;
         let (i, _) = tok(TokenKind::RBrace)(i)?;
         return Ok((i, items.into_iter().flatten().collect()));
     }
@@ -521,6 +535,8 @@ struct StmtParser<'a> {
     toks: &'a [Token],
     pos: usize,
     diags: Vec<Diagnostic>,
+    /// Set after a nesting overflow: the enclosing blocks stay quiet.
+    gave_up: bool,
 }
 
 impl<'a> StmtParser<'a> {
@@ -842,7 +858,7 @@ impl<'a> StmtParser<'a> {
             Some(TokenKind::LBrace) => {
                 let open = self.span_at(self.pos);
                 self.pos += 1;
-                let body = self.block(open, true);
+                let body = self.block(open, 0);
                 f.span = f.span.join(self.span_at(self.pos.saturating_sub(1)));
                 f.body = Some(body);
             }
@@ -884,7 +900,7 @@ impl<'a> StmtParser<'a> {
     }
 
     /// Statements up to the `}` matching `open` (consumed).
-    fn block(&mut self, open: Span, top: bool) -> Vec<Stmt<'a>> {
+    fn block(&mut self, open: Span, depth: usize) -> Vec<Stmt<'a>> {
         let mut out = Vec::new();
         loop {
             let Some(t) = self.peek().copied() else {
@@ -899,7 +915,19 @@ impl<'a> StmtParser<'a> {
                 }
                 TokenKind::LBrace => {
                     self.pos += 1;
-                    let inner = self.block(t.span, false);
+                    if depth >= MAX_NESTING {
+                        self.diags.push(
+                            Diagnostic::new(
+                                "gpusim::parse::nesting_too_deep",
+                                "blocks are nested too deeply",
+                            )
+                            .label(t.span, format!("more than {MAX_NESTING} levels of `{{`")),
+                        );
+                        self.skip_function();
+                        self.gave_up = true;
+                        return out;
+                    }
+                    let inner = self.block(t.span, depth + 1);
                     out.push(Stmt::Block(inner));
                 }
                 TokenKind::Directive => match text {
@@ -966,11 +994,13 @@ impl<'a> StmtParser<'a> {
                     self.recover();
                 }
             }
-            let _ = top;
         }
     }
 
     fn unterminated(&mut self, open: Span) {
+        if self.gave_up {
+            return;
+        }
         self.diags.push(
             Diagnostic::new(
                 "gpusim::parse::unterminated_block",
@@ -1074,6 +1104,7 @@ pub fn parse<'a>(src: &'a str, toks: &'a [Token]) -> (Module<'a>, Vec<Diagnostic
         toks,
         pos: 0,
         diags: Vec::new(),
+        gave_up: false,
     };
     let m = p.module();
     (m, p.diags)
