@@ -21,5 +21,5 @@ pub mod program;
 pub mod ptx;
 pub mod report;
 
-pub use program::{Program, compile, compile_bytes, load};
+pub use program::{Program, compile, compile_bytes, front_end, load};
 pub use ptx::diagnostics::{Diagnostic, Diagnostics, SourceFile, Span};
