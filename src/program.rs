@@ -26,7 +26,11 @@ pub struct Program {
 pub fn compile(file: SourceFile) -> Result<Program, Diagnostics> {
     let (file, module) = front_end(file)?;
     let analyses = module.kernels.iter().map(KernelAnalysis::new).collect();
-    Ok(Program { file, module, analyses })
+    Ok(Program {
+        file,
+        module,
+        analyses,
+    })
 }
 
 /// Lex, parse and lower only (no analyses): the part whose throughput

@@ -78,16 +78,61 @@ pub fn immediate_dominators(succs: &[Vec<usize>], root: usize) -> Vec<Option<usi
     idom
 }
 
-/// Does `a` dominate `b` (given `idom` from [`immediate_dominators`])?
-pub fn dominates(idom: &[Option<usize>], a: usize, mut b: usize) -> bool {
-    loop {
+/// A dominator tree with constant-time dominance queries: each node's
+/// interval in a depth-first numbering of the tree contains exactly the
+/// intervals of the nodes it dominates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DomTree {
+    /// Immediate dominators as from [`immediate_dominators`].
+    pub idom: Vec<Option<usize>>,
+    pre: Vec<u32>,
+    post: Vec<u32>,
+}
+
+impl DomTree {
+    /// Builds the tree for `succs` rooted at `root`.
+    pub fn new(succs: &[Vec<usize>], root: usize) -> DomTree {
+        let idom = immediate_dominators(succs, root);
+        let n = idom.len();
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (v, d) in idom.iter().enumerate() {
+            if let Some(d) = *d {
+                if d != v {
+                    children[d].push(v);
+                }
+            }
+        }
+        let mut pre = vec![u32::MAX; n];
+        let mut post = vec![0u32; n];
+        let mut clock = 0u32;
+        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+        pre[root] = clock;
+        clock += 1;
+        while let Some(&mut (v, ref mut k)) = stack.last_mut() {
+            if let Some(&c) = children[v].get(*k) {
+                *k += 1;
+                pre[c] = clock;
+                clock += 1;
+                stack.push((c, 0));
+            } else {
+                post[v] = clock;
+                clock += 1;
+                stack.pop();
+            }
+        }
+        DomTree { idom, pre, post }
+    }
+
+    /// Does `a` dominate `b`? (Every node dominates itself; unreachable
+    /// nodes dominate and are dominated by nothing else.)
+    pub fn dominates(&self, a: usize, b: usize) -> bool {
         if a == b {
             return true;
         }
-        match idom[b] {
-            Some(p) if p != b => b = p,
-            _ => return false,
+        if self.idom[a].is_none() || self.idom[b].is_none() {
+            return false;
         }
+        self.pre[a] <= self.pre[b] && self.post[b] <= self.post[a]
     }
 }
 
@@ -110,8 +155,12 @@ mod tests {
         let g = vec![vec![1], vec![2], vec![], vec![2]];
         let d = immediate_dominators(&g, 0);
         assert_eq!(d, vec![Some(0), Some(0), Some(1), None]);
-        assert!(dominates(&d, 0, 2));
-        assert!(!dominates(&d, 3, 2));
+        let t = DomTree::new(&g, 0);
+        assert!(t.dominates(0, 2));
+        assert!(t.dominates(1, 2));
+        assert!(!t.dominates(2, 1));
+        assert!(!t.dominates(3, 2));
+        assert!(!t.dominates(0, 3));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! (irreducible control flow) form no loop.
 
 use crate::analysis::cfg::{BlockId, Cfg};
-use crate::analysis::dom::{dominates, immediate_dominators};
+use crate::analysis::dom::DomTree;
 use crate::ir::InstId;
 
 /// A loop, dense per kernel, ordered by header block.
@@ -54,7 +54,8 @@ impl LoopInfo {
                 block_loop: Vec::new(),
             };
         }
-        let idom = immediate_dominators(&cfg.succ_lists(), 0);
+        let dom = DomTree::new(&cfg.succ_lists(), 0);
+        let idom = &dom.idom;
         // Back edges grouped by header (ascending header, ascending tail).
         let mut latches: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (u, b) in cfg.blocks.iter().enumerate() {
@@ -62,7 +63,7 @@ impl LoopInfo {
                 continue;
             }
             for s in &b.succs {
-                if dominates(&idom, s.index(), u) {
+                if dom.dominates(s.index(), u) {
                     latches[s.index()].push(u);
                 }
             }

@@ -60,22 +60,27 @@ pub enum TypeKind {
 impl Type {
     /// Parses a type directive such as `.u32`.
     pub fn from_directive(s: &str) -> Option<Type> {
+        s.strip_prefix('.').and_then(Type::from_suffix)
+    }
+
+    /// Parses a type modifier without its dot (`u32`).
+    pub fn from_suffix(s: &str) -> Option<Type> {
         Some(match s {
-            ".b8" => Type::B8,
-            ".b16" => Type::B16,
-            ".b32" => Type::B32,
-            ".b64" => Type::B64,
-            ".u8" => Type::U8,
-            ".u16" => Type::U16,
-            ".u32" => Type::U32,
-            ".u64" => Type::U64,
-            ".s8" => Type::S8,
-            ".s16" => Type::S16,
-            ".s32" => Type::S32,
-            ".s64" => Type::S64,
-            ".f32" => Type::F32,
-            ".f64" => Type::F64,
-            ".pred" => Type::Pred,
+            "b8" => Type::B8,
+            "b16" => Type::B16,
+            "b32" => Type::B32,
+            "b64" => Type::B64,
+            "u8" => Type::U8,
+            "u16" => Type::U16,
+            "u32" => Type::U32,
+            "u64" => Type::U64,
+            "s8" => Type::S8,
+            "s16" => Type::S16,
+            "s32" => Type::S32,
+            "s64" => Type::S64,
+            "f32" => Type::F32,
+            "f64" => Type::F64,
+            "pred" => Type::Pred,
             _ => return None,
         })
     }
@@ -288,7 +293,59 @@ impl Opcode {
 
     /// Looks an opcode up by its spelling.
     pub fn from_name(s: &str) -> Option<Opcode> {
-        Opcode::ALL.iter().find(|(n, _)| *n == s).map(|(_, o)| *o)
+        Some(match s {
+            "add" => Opcode::Add,
+            "sub" => Opcode::Sub,
+            "mul" => Opcode::Mul,
+            "mad" => Opcode::Mad,
+            "fma" => Opcode::Fma,
+            "div" => Opcode::Div,
+            "rem" => Opcode::Rem,
+            "abs" => Opcode::Abs,
+            "neg" => Opcode::Neg,
+            "min" => Opcode::Min,
+            "max" => Opcode::Max,
+            "and" => Opcode::And,
+            "or" => Opcode::Or,
+            "xor" => Opcode::Xor,
+            "not" => Opcode::Not,
+            "shl" => Opcode::Shl,
+            "shr" => Opcode::Shr,
+            "popc" => Opcode::Popc,
+            "clz" => Opcode::Clz,
+            "brev" => Opcode::Brev,
+            "bfe" => Opcode::Bfe,
+            "bfi" => Opcode::Bfi,
+            "sqrt" => Opcode::Sqrt,
+            "rsqrt" => Opcode::Rsqrt,
+            "rcp" => Opcode::Rcp,
+            "ex2" => Opcode::Ex2,
+            "lg2" => Opcode::Lg2,
+            "sin" => Opcode::Sin,
+            "cos" => Opcode::Cos,
+            "mov" => Opcode::Mov,
+            "cvt" => Opcode::Cvt,
+            "cvta" => Opcode::Cvta,
+            "ld" => Opcode::Ld,
+            "st" => Opcode::St,
+            "setp" => Opcode::Setp,
+            "selp" => Opcode::Selp,
+            "slct" => Opcode::Slct,
+            "bra" => Opcode::Bra,
+            "ret" => Opcode::Ret,
+            "exit" => Opcode::Exit,
+            "bar" | "barrier" => Opcode::Bar,
+            "membar" => Opcode::Membar,
+            "fence" => Opcode::Fence,
+            "nanosleep" => Opcode::Nanosleep,
+            "atom" => Opcode::Atom,
+            "red" => Opcode::Red,
+            "shfl" => Opcode::Shfl,
+            "vote" => Opcode::Vote,
+            "activemask" => Opcode::Activemask,
+            "wait" => Opcode::Wait,
+            _ => return None,
+        })
     }
 
     /// The PTX spelling.
@@ -808,5 +865,18 @@ impl Module {
     /// The kernel called `name`.
     pub fn kernel(&self, name: &str) -> Option<&Kernel> {
         self.kernels.iter().find(|k| k.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opcode_names_round_trip() {
+        for (name, op) in Opcode::ALL {
+            assert_eq!(Opcode::from_name(name), Some(*op), "{name}");
+        }
+        assert_eq!(Opcode::from_name("mvo"), None);
     }
 }

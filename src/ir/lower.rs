@@ -7,7 +7,7 @@
 //! `gpusim::lower::…` code; lowering keeps going after an error so that one
 //! run reports all of them.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::ir::inst::*;
 use crate::ptx::ast::{self, Ident, Literal, Stmt};
@@ -48,7 +48,7 @@ pub fn lower(m: &ast::Module<'_>, src: &str) -> (Module, Vec<Diagnostic>) {
         }
     }
     let mut kernels: Vec<Kernel> = Vec::new();
-    let mut seen: HashMap<&str, Span> = HashMap::new();
+    let mut seen: HashMap<&str, Span> = HashMap::default();
     for f in &m.functions {
         if !f.is_entry {
             diags.push(
@@ -386,17 +386,17 @@ impl<'a, 'd> KernelCx<'a, 'd> {
         let mut cx = KernelCx {
             lines,
             diags,
-            decls: HashMap::new(),
+            decls: HashMap::default(),
             decl_names: Vec::new(),
-            reg_ids: HashMap::new(),
+            reg_ids: HashMap::default(),
             regs: Vec::new(),
-            pred_ids: HashMap::new(),
+            pred_ids: HashMap::default(),
             preds: Vec::new(),
             vars: Vec::new(),
-            var_ids: HashMap::new(),
+            var_ids: HashMap::default(),
             params: Vec::new(),
             param_bytes: 0,
-            labels: HashMap::new(),
+            labels: HashMap::default(),
             label_list: Vec::new(),
             insts: Vec::new(),
         };
@@ -1342,7 +1342,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
         let mut saw_sync = false;
         let mut ok = true;
         for &(m, span) in &parts[1..] {
-            if let Some(t) = Type::from_directive(&format!(".{m}")) {
+            if let Some(t) = Type::from_suffix(m) {
                 types.push((t, span));
                 continue;
             }
