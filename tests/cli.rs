@@ -1,0 +1,112 @@
+//! The `gpusim` binary: exit codes, streams and output formats.
+
+use std::process::Command;
+
+fn gpusim(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gpusim"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run gpusim");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn check_accepts_every_shipped_kernel() {
+    let mut args = vec!["check".to_string()];
+    for dir in ["kernels", "kernels/cuda"] {
+        let mut v: Vec<String> =
+            std::fs::read_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+                .map(|p| format!("{dir}/{}", p.file_name().unwrap().to_string_lossy()))
+                .collect();
+        v.sort();
+        args.extend(v);
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = gpusim(&refs);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("ok ")).count(),
+        args.len() - 1
+    );
+    assert!(err.is_empty());
+}
+
+#[test]
+fn check_reports_every_file_and_fails() {
+    let (code, out, err) = gpusim(&[
+        "check",
+        "kernels/vector_add.ptx",
+        "tests/bad_kernels/multiple_errors.ptx",
+        "tests/bad_kernels/unknown_opcode.ptx",
+    ]);
+    assert_eq!(code, 1);
+    assert!(out.contains("ok    kernels/vector_add.ptx (vector_add)"));
+    assert!(out.contains("error tests/bad_kernels/multiple_errors.ptx (4 problems)"));
+    assert!(out.contains("error tests/bad_kernels/unknown_opcode.ptx (1 problem)"));
+    // Diagnostics go to stderr, without colour when not on a terminal.
+    assert!(err.contains("gpusim::lower::unknown_opcode"));
+    assert!(err.contains("tests/bad_kernels/unknown_opcode.ptx:15:2"));
+    assert!(!err.contains('\u{1b}'));
+}
+
+#[test]
+fn check_reports_missing_files() {
+    let (code, _, err) = gpusim(&["check", "no/such/file.ptx"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("gpusim::io::read"));
+    assert!(err.contains("no/such/file.ptx"));
+}
+
+#[test]
+fn cfg_dot_shows_blocks_ipdom_and_loops() {
+    let (code, out, err) = gpusim(&["cfg", "kernels/spmv_scalar.ptx", "--dot"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("digraph \"spmv_csr_scalar_kernel\" {"));
+    assert!(out.trim_end().ends_with('}'));
+    assert!(out.contains("style=dashed"), "ipdom edges are dashed");
+    assert!(out.contains("loop L0 header, depth 1"));
+    assert!(out.contains("// loop L0 begin"));
+    assert!(out.contains("// loop L0 end"));
+    assert!(out.contains("fma.rn.f32"));
+    // Every block appears, and every block has exactly one ipdom edge.
+    let blocks = out
+        .lines()
+        .filter(|l| l.trim_start().starts_with('b') && l.contains("[label=\"B"))
+        .count();
+    let ipdoms = out
+        .lines()
+        .filter(|l| l.contains("label=\"ipdom\""))
+        .count();
+    assert!(blocks >= 4);
+    assert_eq!(blocks, ipdoms);
+}
+
+#[test]
+fn cfg_needs_entry_when_ambiguous_and_suggests() {
+    let (code, _, err) = gpusim(&["cfg", "kernels/fwt.ptx"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("gpusim::lower::ambiguous_entry"));
+    assert!(err.contains("`fwtBatch1Kernel`") && err.contains("`fwtBatch2Kernel`"));
+    let (code, _, err) = gpusim(&["cfg", "kernels/fwt.ptx", "--entry", "fwtBatch3Kernel"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("gpusim::lower::entry_not_found"));
+    assert!(err.contains("did you mean"));
+    let (code, out, _) = gpusim(&["cfg", "kernels/fwt.ptx", "--entry", "fwtBatch2Kernel"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("kernel fwtBatch2Kernel:"));
+}
+
+#[test]
+fn help_lists_the_commands() {
+    let (code, out, _) = gpusim(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("check") && out.contains("cfg"));
+}
