@@ -42,18 +42,29 @@ fn synthetic_ptx(copies: usize) -> String {
 
 fn frontend(c: &mut Criterion) {
     let src = synthetic_ptx(2600);
-    assert!(src.len() > 1_000_000, "synthetic module is {} bytes", src.len());
+    assert!(
+        src.len() > 1_000_000,
+        "synthetic module is {} bytes",
+        src.len()
+    );
     // Measure only valid input: a front end that fails fast would look fast.
-    let (_, module) = gpusim::front_end(gpusim::SourceFile::new("synthetic.ptx", src.as_str())).expect("valid PTX");
+    let (_, module) = gpusim::front_end(gpusim::SourceFile::new("synthetic.ptx", src.as_str()))
+        .expect("valid PTX");
     assert_eq!(module.kernels[0].insts.len(), 2600 * 14 + 6);
     let mut g = c.benchmark_group("frontend");
     g.throughput(Throughput::Bytes(src.len() as u64));
     g.sample_size(20);
     g.bench_function("lex_parse_lower_1MB", |b| {
-        b.iter(|| gpusim::front_end(gpusim::SourceFile::new("synthetic.ptx", src.as_str())).map(|(_, m)| m.kernels.len()))
+        b.iter(|| {
+            gpusim::front_end(gpusim::SourceFile::new("synthetic.ptx", src.as_str()))
+                .map(|(_, m)| m.kernels.len())
+        })
     });
     g.bench_function("compile_with_analyses_1MB", |b| {
-        b.iter(|| gpusim::compile(gpusim::SourceFile::new("synthetic.ptx", src.as_str())).map(|p| p.analyses.len()))
+        b.iter(|| {
+            gpusim::compile(gpusim::SourceFile::new("synthetic.ptx", src.as_str()))
+                .map(|p| p.analyses.len())
+        })
     });
     g.finish();
 }

@@ -28,8 +28,11 @@ fn ipdoms(a: &KernelAnalysis) -> Vec<Option<u32>> {
     a.postdom.all().iter().map(|p| p.map(|b| b.0)).collect()
 }
 
-/// (header, blocks, depth, parent, begin, end) of every loop.
-fn loops(a: &KernelAnalysis) -> Vec<(u32, Vec<u32>, u32, Option<u32>, u32, u32)> {
+/// (header, blocks, depth, parent, begin, end) of a loop.
+type LoopFacts = (u32, Vec<u32>, u32, Option<u32>, u32, u32);
+
+/// The facts of every loop.
+fn loops(a: &KernelAnalysis) -> Vec<LoopFacts> {
     a.loops
         .loops
         .iter()

@@ -114,10 +114,13 @@ impl Cfg {
             blocks[b].exits = exits;
             blocks[b].succs = succs;
         }
-        for b in 0..nb {
-            for s in blocks[b].succs.clone() {
-                blocks[s.index()].preds.push(BlockId(b as u32));
-            }
+        let edges: Vec<(usize, BlockId)> = blocks
+            .iter()
+            .enumerate()
+            .flat_map(|(b, blk)| blk.succs.iter().map(move |&s| (b, s)))
+            .collect();
+        for (b, s) in edges {
+            blocks[s.index()].preds.push(BlockId(b as u32));
         }
         Cfg { blocks, block_of }
     }

@@ -96,10 +96,10 @@ impl DomTree {
         let n = idom.len();
         let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
         for (v, d) in idom.iter().enumerate() {
-            if let Some(d) = *d {
-                if d != v {
-                    children[d].push(v);
-                }
+            if let Some(d) = *d
+                && d != v
+            {
+                children[d].push(v);
             }
         }
         let mut pre = vec![u32::MAX; n];

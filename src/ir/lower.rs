@@ -19,17 +19,17 @@ use crate::ptx::suggest::closest;
 pub fn lower(m: &ast::Module<'_>, src: &str) -> (Module, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let lines = LineIndex::new(src);
-    if let Some((size, span)) = m.address_size {
-        if size != 64 {
-            diags.push(
-                Diagnostic::new(
-                    "gpusim::lower::unsupported",
-                    format!("`.address_size {size}` is not supported"),
-                )
-                .label(span, "only 64-bit addressing is modelled")
-                .help("compile with `.address_size 64` (the default for sm_20 and later)"),
-            );
-        }
+    if let Some((size, span)) = m.address_size
+        && size != 64
+    {
+        diags.push(
+            Diagnostic::new(
+                "gpusim::lower::unsupported",
+                format!("`.address_size {size}` is not supported"),
+            )
+            .label(span, "only 64-bit addressing is modelled")
+            .help("compile with `.address_size 64` (the default for sm_20 and later)"),
+        );
     }
     let mut globals = Vec::new();
     for g in &m.globals {
@@ -331,6 +331,31 @@ struct RegDeclInfo {
     span: Span,
 }
 
+/// The result of looking a register name up.
+enum RegLookup<'a> {
+    /// Declared: the dense-id key and the declaration.
+    Found {
+        key: (&'a str, u32),
+        decl: RegDeclInfo,
+    },
+    /// `%prefix<N>` exists but the index is `>= N`.
+    OutOfRange {
+        prefix: &'a str,
+        decl: RegDeclInfo,
+        index: u32,
+    },
+    /// No declaration matches.
+    Missing,
+}
+
+/// An opcode word split into its parts.
+struct Decoded {
+    op: Opcode,
+    /// Types in written order with their spans (two for `cvt`/`slct`).
+    types: Vec<(Type, Span)>,
+    mods: Mods,
+}
+
 /// What an operand slot wants.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Slot {
@@ -590,33 +615,43 @@ impl<'a, 'd> KernelCx<'a, 'd> {
         n.parse().ok().map(|n| (p, n))
     }
 
-    /// Finds the declaration of a register name: (key, declaration).
-    fn find_decl(
-        &self,
-        name: &'a str,
-    ) -> Result<((&'a str, u32), RegDeclInfo), Option<(&'a str, RegDeclInfo, u32)>> {
-        if let Some(d) = self.decls.get(name) {
-            if d.count.is_none() {
-                return Ok(((name, NO_REG), *d));
-            }
+    /// Finds the declaration of a register name.
+    fn find_decl(&self, name: &'a str) -> RegLookup<'a> {
+        if let Some(d) = self.decls.get(name)
+            && d.count.is_none()
+        {
+            return RegLookup::Found {
+                key: (name, NO_REG),
+                decl: *d,
+            };
         }
-        if let Some((prefix, idx)) = Self::split_indexed(name) {
-            if let Some(d) = self.decls.get(prefix) {
-                if let Some(n) = d.count {
-                    if idx < n {
-                        return Ok(((prefix, idx), *d));
-                    }
-                    return Err(Some((prefix, *d, idx)));
-                }
+        if let Some((prefix, idx)) = Self::split_indexed(name)
+            && let Some(d) = self.decls.get(prefix)
+            && let Some(n) = d.count
+        {
+            if idx < n {
+                return RegLookup::Found {
+                    key: (prefix, idx),
+                    decl: *d,
+                };
             }
+            return RegLookup::OutOfRange {
+                prefix,
+                decl: *d,
+                index: idx,
+            };
         }
-        Err(None)
+        RegLookup::Missing
     }
 
     /// Reports an unknown `%name`.
     fn unknown_register(&mut self, id: Ident<'a>, want: Option<Type>) {
         match self.find_decl(id.text) {
-            Err(Some((prefix, d, idx))) => {
+            RegLookup::OutOfRange {
+                prefix,
+                decl: d,
+                index: idx,
+            } => {
                 let n = d.count.unwrap_or(0);
                 let mut diag = Diagnostic::new(
                     "gpusim::lower::register_out_of_range",
@@ -702,7 +737,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
 
     fn reg(&mut self, id: Ident<'a>, want: Option<Type>) -> Option<(RegId, Type, Span)> {
         match self.find_decl(id.text) {
-            Ok((key, d)) if d.ty != Type::Pred => {
+            RegLookup::Found { key, decl: d } if d.ty != Type::Pred => {
                 let next = RegId(self.regs.len() as u32);
                 let rid = *self.reg_ids.entry(key).or_insert(next);
                 if rid == next {
@@ -713,7 +748,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 }
                 Some((rid, d.ty, d.span))
             }
-            Ok((_, d)) => {
+            RegLookup::Found { decl: d, .. } => {
                 let want = want.map(|t| t.name()).unwrap_or("a data register");
                 self.err(
                     Diagnostic::new(
@@ -728,7 +763,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 );
                 None
             }
-            Err(_) => {
+            RegLookup::OutOfRange { .. } | RegLookup::Missing => {
                 self.unknown_register(id, want);
                 None
             }
@@ -737,7 +772,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
 
     fn pred(&mut self, id: Ident<'a>) -> Option<PredId> {
         match self.find_decl(id.text) {
-            Ok((key, d)) if d.ty == Type::Pred => {
+            RegLookup::Found { key, decl: d } if d.ty == Type::Pred => {
                 let next = PredId(self.preds.len() as u32);
                 let pid = *self.pred_ids.entry(key).or_insert(next);
                 if pid == next {
@@ -745,7 +780,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 }
                 Some(pid)
             }
-            Ok((_, d)) => {
+            RegLookup::Found { decl: d, .. } => {
                 self.err(
                     Diagnostic::new(
                         "gpusim::lower::type_mismatch",
@@ -761,7 +796,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 );
                 None
             }
-            Err(_) => {
+            RegLookup::OutOfRange { .. } | RegLookup::Missing => {
                 self.unknown_register(id, Some(Type::Pred));
                 None
             }
@@ -819,7 +854,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
     // ----- instructions ------------------------------------------------
 
     fn instruction(&mut self, i: &ast::Instruction<'a>) -> Option<Inst> {
-        let (op, types, mods) = self.decode(i.opcode)?;
+        let Decoded { op, types, mods } = self.decode(i.opcode)?;
         let line = self.lines.line(i.span.start);
         let t = types.first().map(|t| t.0).unwrap_or(Type::Pred);
         let t2 = types.get(1).map(|t| t.0).unwrap_or(t);
@@ -1158,7 +1193,9 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             return Some(Operand::Special(s));
         }
         if id.text.starts_with('%') {
-            if self.find_decl(id.text).is_err() && is_special_like(id.text) {
+            if !matches!(self.find_decl(id.text), RegLookup::Found { .. })
+                && is_special_like(id.text)
+            {
                 self.err(
                     Diagnostic::new("gpusim::lower::unsupported", format!("special register `{}` is not supported", id.text))
                         .label(id.span, "unsupported special register")
@@ -1304,7 +1341,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
     // ----- opcode decoding --------------------------------------------
 
     /// Splits `ld.global.v4.f32` into opcode, types and modifiers.
-    fn decode(&mut self, word: Ident<'a>) -> Option<(Opcode, Vec<(Type, Span)>, Mods)> {
+    fn decode(&mut self, word: Ident<'a>) -> Option<Decoded> {
         let mut parts = Vec::new();
         let mut start = 0usize;
         for (k, piece) in word.text.split('.').enumerate() {
@@ -1779,7 +1816,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             );
             return None;
         }
-        Some((op, types, mods))
+        Some(Decoded { op, types, mods })
     }
 }
 

@@ -149,8 +149,7 @@ impl Diagnostics {
         let handler = GraphicalReportHandler::new_themed(theme)
             .with_links(false)
             .with_width(100);
-        let source = NamedSource::new(self.file.name.to_string(), self.file.text.clone())
-            .with_language("ptx");
+        let source = NamedSource::new(&self.file.name, self.file.text.clone()).with_language("ptx");
         let mut out = String::new();
         for d in &self.list {
             let report = Rendered {

@@ -780,12 +780,13 @@ impl<'a> StmtParser<'a> {
         let is_entry = self.peek_text() == ".entry";
         self.pos += 1;
         // `.func (.param .b32 ret) name (…)`: an optional return list first.
-        if !is_entry && self.peek().map(|t| t.kind) == Some(TokenKind::LParen) {
-            if let Err(e) = self.run(param_list) {
-                self.report(e);
-                self.skip_function();
-                return None;
-            }
+        if !is_entry
+            && self.peek().map(|t| t.kind) == Some(TokenKind::LParen)
+            && let Err(e) = self.run(param_list)
+        {
+            self.report(e);
+            self.skip_function();
+            return None;
         }
         let name = match self.run(word) {
             Ok(n) => n,
@@ -1148,7 +1149,7 @@ mod tests {
         assert_eq!(body.len(), 6);
         match &body[3] {
             Stmt::Inst(i) => {
-                assert_eq!(i.guard.unwrap().0, true);
+                assert!(i.guard.unwrap().0);
                 assert_eq!(i.opcode.text, "bra");
             }
             s => panic!("{s:?}"),

@@ -23,10 +23,10 @@ fn loop_note(p: &Program, k: usize, b: BlockId) -> String {
             notes.push(format!("loop L{i} header, depth {}", l.depth));
         }
     }
-    if notes.is_empty() {
-        if let Some(l) = a.loops.innermost(b) {
-            notes.push(format!("in loop L{} (depth {})", l.0, a.loops.get(l).depth));
-        }
+    if notes.is_empty()
+        && let Some(l) = a.loops.innermost(b)
+    {
+        notes.push(format!("in loop L{} (depth {})", l.0, a.loops.get(l).depth));
     }
     notes.join("; ")
 }
