@@ -255,3 +255,43 @@ fn modifiers_are_decoded() {
     assert_eq!(i[0].line, 13);
     assert_eq!(i[12].line, 25);
 }
+
+#[test]
+fn predicate_logic_and_moves() {
+    let k = kernel(
+        "setp.lt.s32 %p1, %r1, 0;\n\
+         mov.pred %p2, %p1;\n\
+         mov.pred %p3, 1;\n\
+         and.pred %p2, %p1, %p3;\n\
+         xor.pred %p3, %p2, %p1;\n\
+         not.pred %p1, %p2;\n\
+         selp.u32 %r2, 1, 0, %p1;",
+    );
+    let pred = |o: Operand| match o {
+        Operand::Pred { id, negate: false } => id.0,
+        o => panic!("{o:?}"),
+    };
+    assert_eq!(k.preds, vec!["%p1", "%p2", "%p3"]);
+    assert_eq!((pred(k.insts[1].dst), pred(k.insts[1].src[0])), (1, 0));
+    assert_eq!(k.insts[2].src[0], Operand::Imm(1));
+    assert_eq!(
+        (
+            pred(k.insts[3].dst),
+            pred(k.insts[3].src[0]),
+            pred(k.insts[3].src[1])
+        ),
+        (1, 0, 2)
+    );
+    assert_eq!((k.insts[5].op, pred(k.insts[5].dst)), (Opcode::Not, 0));
+    assert_eq!(
+        k.insts[6].srcs(),
+        &[
+            Operand::Imm(1),
+            Operand::Imm(0),
+            Operand::Pred {
+                id: PredId(0),
+                negate: false
+            }
+        ]
+    );
+}

@@ -379,6 +379,17 @@ enum Slot {
     SrcOrSymbol(Type),
 }
 
+impl Slot {
+    /// Does an operand in this slot get written (`Data` is written by `ld`)?
+    fn is_destination(self, op: Opcode) -> bool {
+        match self {
+            Slot::Dst(..) | Slot::DstPred { .. } | Slot::ShflDst => true,
+            Slot::Data(..) => op == Opcode::Ld,
+            _ => false,
+        }
+    }
+}
+
 /// Per-kernel lowering state.
 struct KernelCx<'a, 'd> {
     lines: &'a LineIndex,
@@ -916,28 +927,18 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             line,
         };
         let mut ok = true;
-        let mut first_dst = true;
-        for (slot, operand) in slots.iter().zip(&i.operands) {
-            let is_dst = matches!(slot, Slot::Dst(..) | Slot::DstPred { .. } | Slot::ShflDst)
-                || (matches!(slot, Slot::Data(..)) && op == Opcode::Ld);
-            match self.operand(*slot, operand, i.opcode.text, &mods) {
-                Some((a, b)) => {
-                    if is_dst && first_dst {
-                        inst.dst = a;
-                        inst.dst2 = b;
-                        first_dst = false;
-                    } else {
-                        inst.src[inst.nsrc as usize] = a;
-                        inst.nsrc += 1;
-                    }
-                }
-                None => {
-                    ok = false;
-                    if !(is_dst && first_dst) {
-                        inst.nsrc += 1;
-                    }
-                    first_dst &= !is_dst;
-                }
+        for (n, (slot, operand)) in slots.iter().zip(&i.operands).enumerate() {
+            let Some((a, b)) = self.operand(*slot, operand, i.opcode.text, &mods) else {
+                ok = false; // keep going: report every bad operand
+                continue;
+            };
+            // Signatures list the destination, if any, first.
+            if n == 0 && slot.is_destination(op) {
+                inst.dst = a;
+                inst.dst2 = b;
+            } else {
+                inst.src[inst.nsrc as usize] = a;
+                inst.nsrc += 1;
             }
         }
         ok.then_some(inst)
@@ -978,14 +979,20 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                     },
                 ))
             }
-            (Slot::SrcPred | Slot::Src(Type::Pred, _), A::Name(id)) => Some((
+            (
+                Slot::SrcPred | Slot::Src(Type::Pred, _) | Slot::SrcOrSymbol(Type::Pred),
+                A::Name(id),
+            ) => Some((
                 Operand::Pred {
                     id: self.pred(*id)?,
                     negate: false,
                 },
                 none,
             )),
-            (Slot::SrcPred | Slot::Src(Type::Pred, _), A::Not(id)) => Some((
+            (
+                Slot::SrcPred | Slot::Src(Type::Pred, _) | Slot::SrcOrSymbol(Type::Pred),
+                A::Not(id),
+            ) => Some((
                 Operand::Pred {
                     id: self.pred(*id)?,
                     negate: true,
