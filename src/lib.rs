@@ -16,10 +16,12 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod func;
 pub mod ir;
 pub mod program;
 pub mod ptx;
 pub mod report;
+pub mod workload;
 
 pub use program::{Program, compile, compile_bytes, front_end, load};
 pub use ptx::diagnostics::{Diagnostic, Diagnostics, SourceFile, Span};

@@ -37,6 +37,62 @@ enum Command {
         #[arg(long)]
         dot: bool,
     },
+    /// Run a kernel's workload: load the manifest beside the PTX (or
+    /// `--launch FILE`), run every launch, check the result against the CPU
+    /// reference. Exit status 0 on PASS, 1 on a mismatch, 2 on an error.
+    Run {
+        /// The kernel (`K.ptx`, with `K.toml` beside it) or a manifest.
+        file: PathBuf,
+        /// Functional-only execution (no timing): the fast way to check a
+        /// kernel.
+        #[arg(long)]
+        functional: bool,
+        /// Use this manifest instead of the one beside the PTX.
+        #[arg(long, value_name = "FILE")]
+        launch: Option<PathBuf>,
+        /// Override a workload argument (repeatable), e.g. `--arg rows=4096`.
+        #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        args: Vec<(String, String)>,
+    },
+    /// Print the dynamic instruction stream of one warp (or all warps):
+    /// kernel, CTA, warp, PC, opcode, active mask (hex) and source line.
+    Trace {
+        /// The kernel (`K.ptx`, with `K.toml` beside it) or a manifest.
+        file: PathBuf,
+        /// Linear CTA index to show.
+        #[arg(long, default_value_t = 0)]
+        cta: u64,
+        /// Warp (within the CTA) to show.
+        #[arg(long, default_value_t = 0)]
+        warp: u32,
+        /// Show every warp of every CTA (ignores --cta/--warp).
+        #[arg(long)]
+        all: bool,
+        /// Stop after printing this many lines.
+        #[arg(long, value_name = "N")]
+        limit: Option<u64>,
+        /// Use this manifest instead of the one beside the PTX.
+        #[arg(long, value_name = "FILE")]
+        launch: Option<PathBuf>,
+        /// Override a workload argument (repeatable).
+        #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        args: Vec<(String, String)>,
+    },
+}
+
+fn parse_key_value(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+        _ => Err(format!("expected KEY=VALUE, got `{s}`")),
+    }
+}
+
+fn report_run_error(e: gpusim::workload::runner::RunError, colour: bool) -> ExitCode {
+    match e {
+        gpusim::workload::runner::RunError::Diagnostics(d) => eprint!("{}", d.render(colour)),
+        gpusim::workload::runner::RunError::Workload(w) => eprintln!("error: {w}"),
+    }
+    ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
@@ -68,6 +124,92 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             } else {
                 ExitCode::SUCCESS
+            }
+        }
+        Command::Run {
+            file,
+            functional,
+            launch,
+            args,
+        } => {
+            if !functional {
+                eprintln!(
+                    "error: the cycle-level timing model is not implemented yet; run with `--functional`"
+                );
+                return ExitCode::from(2);
+            }
+            let prepared = match gpusim::workload::runner::prepare(&file, launch.as_deref()) {
+                Ok(p) => p,
+                Err(e) => return report_run_error(e, colour),
+            };
+            let options = gpusim::workload::host::FunctionalOptions::default();
+            match gpusim::workload::runner::run_functional(&prepared, &args, options, None) {
+                Ok(r) => {
+                    let k = prepared.program.kernel(prepared.entry);
+                    println!("kernel    {} ({})", k.name, prepared.program.file.name);
+                    println!(
+                        "workload  {}: {} launch{}, {} CTAs",
+                        prepared.manifest.manifest.workload,
+                        r.launches,
+                        if r.launches == 1 { "" } else { "es" },
+                        r.ctas
+                    );
+                    println!(
+                        "executed  {} warp instructions, {} thread instructions",
+                        r.warp_insts, r.thread_insts
+                    );
+                    print!("check     {}", r.check);
+                    if r.check.passed() {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::FAILURE
+                    }
+                }
+                Err(e) => report_run_error(e, colour),
+            }
+        }
+        Command::Trace {
+            file,
+            cta,
+            warp,
+            all,
+            limit,
+            launch,
+            args,
+        } => {
+            use std::io::Write;
+            let prepared = match gpusim::workload::runner::prepare(&file, launch.as_deref()) {
+                Ok(p) => p,
+                Err(e) => return report_run_error(e, colour),
+            };
+            let out = std::io::stdout();
+            let mut out = std::io::BufWriter::new(out.lock());
+            let mut printed = 0u64;
+            let limit = limit.unwrap_or(u64::MAX);
+            let trace: gpusim::workload::host::TraceFn<'_> = Box::new(move |p, k, e| {
+                if (!all && (e.cta != cta || e.warp != warp)) || printed >= limit {
+                    return;
+                }
+                printed += 1;
+                let d = e.dyn_inst;
+                let i = d.inst.0 as usize;
+                let inst = &p.kernel(k).insts[i];
+                let _ = writeln!(
+                    out,
+                    "{} cta {} warp {} pc {:#06x} mask {:08x} line {:4}  {}",
+                    p.kernel(k).name,
+                    e.cta,
+                    e.warp,
+                    i * 8,
+                    d.exec,
+                    inst.line,
+                    p.inst_text(k, i)
+                );
+            });
+            let options = gpusim::workload::host::FunctionalOptions::default();
+            match gpusim::workload::runner::run_functional(&prepared, &args, options, Some(trace)) {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(e) => report_run_error(e, colour),
             }
         }
         Command::Cfg { file, entry, dot } => {

@@ -1,0 +1,166 @@
+//! Run-time errors of the functional core: each names the kernel, the
+//! instruction (PC, source line), the CTA, warp and lane, and the address.
+
+use std::fmt;
+
+use crate::ir::Space;
+
+/// What went wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimErrorKind {
+    /// A memory access outside every allocation / the space's size.
+    OutOfBounds {
+        /// State space.
+        space: Space,
+        /// Bytes accessed.
+        size: u32,
+        /// A store (or atomic write).
+        write: bool,
+        /// Where the address lies relative to the allocations.
+        detail: String,
+    },
+    /// An access not aligned to its size.
+    Misaligned {
+        /// State space.
+        space: Space,
+        /// Bytes accessed.
+        size: u32,
+    },
+    /// A store to `.const` or `.param` space.
+    ReadOnly {
+        /// State space.
+        space: Space,
+    },
+    /// Every live warp waits at a barrier that can no longer complete.
+    BarrierDeadlock,
+    /// The run executed more warp instructions than the limit allows
+    /// (a spin loop that never ends, or a runaway kernel).
+    StepLimit {
+        /// The limit.
+        limit: u64,
+    },
+    /// The launch itself is invalid (sizes, parameters).
+    BadLaunch {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A run-time error with its location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimError {
+    /// What happened.
+    pub kind: SimErrorKind,
+    /// Kernel name.
+    pub kernel: String,
+    /// Instruction id (PC = id × 8), if an instruction caused it.
+    pub inst: Option<u32>,
+    /// Source line of that instruction.
+    pub line: u32,
+    /// The instruction's source text.
+    pub text: String,
+    /// CTA index.
+    pub cta: [u32; 3],
+    /// Warp index within the CTA.
+    pub warp: u32,
+    /// Lane, for per-lane errors.
+    pub lane: Option<u32>,
+    /// Address, for memory errors.
+    pub addr: Option<u64>,
+}
+
+impl SimError {
+    /// An error not tied to an instruction.
+    pub fn launch(kernel: &str, reason: impl Into<String>) -> SimError {
+        SimError {
+            kind: SimErrorKind::BadLaunch {
+                reason: reason.into(),
+            },
+            kernel: kernel.to_string(),
+            inst: None,
+            line: 0,
+            text: String::new(),
+            cta: [0; 3],
+            warp: 0,
+            lane: None,
+            addr: None,
+        }
+    }
+}
+
+fn space_name(s: Space) -> &'static str {
+    match s {
+        Space::Generic => "generic",
+        Space::Global => "global",
+        Space::Shared => "shared",
+        Space::Local => "local",
+        Space::Param => "param",
+        Space::Const => "const",
+    }
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            SimErrorKind::OutOfBounds {
+                space,
+                size,
+                write,
+                detail,
+            } => write!(
+                f,
+                "out-of-bounds {} {} of {} bytes at address {:#x} ({})",
+                space_name(*space),
+                if *write { "store" } else { "load" },
+                size,
+                self.addr.unwrap_or(0),
+                detail
+            )?,
+            SimErrorKind::Misaligned { space, size } => write!(
+                f,
+                "misaligned {} access of {} bytes at address {:#x}",
+                space_name(*space),
+                size,
+                self.addr.unwrap_or(0)
+            )?,
+            SimErrorKind::ReadOnly { space } => write!(
+                f,
+                "store to read-only {} space at address {:#x}",
+                space_name(*space),
+                self.addr.unwrap_or(0)
+            )?,
+            SimErrorKind::BarrierDeadlock => write!(
+                f,
+                "deadlock: every live warp waits at a barrier that cannot complete"
+            )?,
+            SimErrorKind::StepLimit { limit } => write!(
+                f,
+                "stopped after {limit} warp instructions (a spin loop that never ends?)"
+            )?,
+            SimErrorKind::BadLaunch { reason } => {
+                return write!(f, "cannot launch kernel `{}`: {reason}", self.kernel);
+            }
+        }
+        write!(f, "\n  in kernel `{}`", self.kernel)?;
+        if let Some(i) = self.inst {
+            write!(
+                f,
+                ", PC {:#x} (instruction {i}, line {}: `{}`)",
+                u64::from(i) * 8,
+                self.line,
+                self.text
+            )?;
+        }
+        write!(
+            f,
+            "\n  CTA ({}, {}, {}), warp {}",
+            self.cta[0], self.cta[1], self.cta[2], self.warp
+        )?;
+        if let Some(l) = self.lane {
+            write!(f, ", lane {l}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SimError {}

@@ -1,0 +1,1270 @@
+//! Instruction semantics: executes the next instruction of a warp for its
+//! active lanes (guard applied) and returns the [`DynInst`].
+//!
+//! Conventions: a register slot holds its value zero-extended from the
+//! register's declared width; an operation of type `T` reads the low
+//! `T.bits()` of its operands and writes a result that is sign- or
+//! zero-extended (by `T`'s signedness) to the destination register's width.
+//! Integer division by zero gives all ones (quotient) and the dividend
+//! (remainder), as NVIDIA GPUs do; `MIN / -1` wraps.
+
+use crate::func::dyninst::{DynInst, MemAccess};
+use crate::func::error::{SimError, SimErrorKind};
+use crate::func::float::*;
+use crate::func::layout::KernelInfo;
+use crate::func::memory::{
+    GlobalMemory, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, slice_read, slice_write,
+};
+use crate::func::simt_stack::NO_RPC;
+use crate::func::warp::{BarrierWait, PendingAtomic, Warp};
+use crate::ir::*;
+
+/// Launch-wide values the special registers read.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LaunchEnv {
+    /// `%ctaid`
+    pub ctaid: [u32; 3],
+    /// `%ntid`
+    pub ntid: [u32; 3],
+    /// `%nctaid`
+    pub nctaid: [u32; 3],
+    /// `%smid`
+    pub smid: u32,
+    /// `%nsmid`
+    pub nsmid: u32,
+    /// `%nwarpid`
+    pub nwarpid: u32,
+    /// `%clock64` (the timing model's cycle; functional mode: instructions executed).
+    pub clock: u64,
+}
+
+/// Everything an instruction may touch besides its warp.
+pub struct ExecCtx<'a> {
+    /// The kernel.
+    pub kernel: &'a Kernel,
+    /// Its precomputed layout.
+    pub info: &'a KernelInfo,
+    /// Global memory.
+    pub global: &'a mut GlobalMemory,
+    /// The CTA's shared memory.
+    pub shared: &'a mut [u8],
+    /// The parameter buffer.
+    pub params: &'a [u8],
+    /// Special-register values.
+    pub env: LaunchEnv,
+}
+
+#[inline]
+fn mask_bits(n: u32) -> u64 {
+    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+}
+
+#[inline]
+fn sext(v: u64, n: u32) -> i64 {
+    if n >= 64 {
+        v as i64
+    } else {
+        ((v << (64 - n)) as i64) >> (64 - n)
+    }
+}
+
+/// An operand resolved once per instruction, read per lane.
+#[derive(Clone, Copy, Debug)]
+enum Val {
+    Reg(usize),
+    Imm(u64),
+    Tid(usize),
+    Lane,
+    Pred(usize, bool),
+}
+
+#[inline(always)]
+fn get(w: &Warp, v: Val, lane: usize) -> u64 {
+    match v {
+        Val::Reg(o) => w.regs[o + lane],
+        Val::Imm(x) => x,
+        Val::Tid(d) => u64::from(w.tid[d][lane]),
+        Val::Lane => lane as u64,
+        Val::Pred(p, neg) => (w.preds[p] >> lane & 1) ^ u64::from(neg),
+    }
+}
+
+/// A destination register: offset in the register file and width.
+#[derive(Clone, Copy, Debug)]
+struct Dst {
+    off: usize,
+    bits: u32,
+}
+
+#[inline(always)]
+fn put(w: &mut Warp, d: Dst, lane: usize, v: u64, t: Type) {
+    let tb = t.bits();
+    let v = if tb < d.bits && t.is_signed() {
+        sext(v, tb) as u64
+    } else {
+        v & mask_bits(tb)
+    };
+    w.regs[d.off + lane] = v & mask_bits(d.bits);
+}
+
+#[inline(always)]
+fn lanes(mut m: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(l)
+        }
+    })
+}
+
+#[inline(always)]
+fn set_pred(w: &mut Warp, p: usize, lane: usize, v: bool) {
+    let bit = 1u64 << lane;
+    if v {
+        w.preds[p] |= bit
+    } else {
+        w.preds[p] &= !bit
+    }
+}
+
+struct Exec<'w, 'c, 'a> {
+    w: &'w mut Warp,
+    cx: &'c mut ExecCtx<'a>,
+    pc: u32,
+    n: usize,
+}
+
+impl Exec<'_, '_, '_> {
+    fn err(&self, kind: SimErrorKind, lane: Option<usize>, addr: Option<u64>) -> SimError {
+        let inst = &self.cx.kernel.insts[self.pc as usize];
+        SimError {
+            kind,
+            kernel: self.cx.kernel.name.clone(),
+            inst: Some(self.pc),
+            line: inst.line,
+            text: String::new(),
+            cta: self.cx.env.ctaid,
+            warp: self.w.warp_id,
+            lane: lane.map(|l| l as u32),
+            addr,
+        }
+    }
+
+    fn val(&self, o: Operand) -> Val {
+        match o {
+            Operand::Reg(r) => Val::Reg(r.0 as usize * self.n),
+            Operand::Imm(x) => Val::Imm(x),
+            Operand::Pred { id, negate } => Val::Pred(id.0 as usize, negate),
+            Operand::VarAddr(v) => Val::Imm(self.cx.info.var_addr[v.0 as usize]),
+            Operand::Special(s) => {
+                let e = &self.cx.env;
+                match s {
+                    SpecialReg::Tid(d) => Val::Tid(d as usize),
+                    SpecialReg::LaneId => Val::Lane,
+                    SpecialReg::Ntid(d) => Val::Imm(u64::from(e.ntid[d as usize])),
+                    SpecialReg::Ctaid(d) => Val::Imm(u64::from(e.ctaid[d as usize])),
+                    SpecialReg::Nctaid(d) => Val::Imm(u64::from(e.nctaid[d as usize])),
+                    SpecialReg::WarpId => Val::Imm(u64::from(self.w.warp_id)),
+                    SpecialReg::NWarpId => Val::Imm(u64::from(e.nwarpid)),
+                    SpecialReg::SmId => Val::Imm(u64::from(e.smid)),
+                    SpecialReg::NSmId => Val::Imm(u64::from(e.nsmid)),
+                    SpecialReg::Clock => Val::Imm(e.clock & 0xffff_ffff),
+                    SpecialReg::Clock64 | SpecialReg::GlobalTimer => Val::Imm(e.clock),
+                }
+            }
+            _ => Val::Imm(0),
+        }
+    }
+
+    fn dst(&self, o: Operand) -> Dst {
+        match o {
+            Operand::Reg(r) => Dst {
+                off: r.0 as usize * self.n,
+                bits: u32::from(self.cx.info.reg_bits[r.0 as usize]),
+            },
+            _ => Dst {
+                off: usize::MAX,
+                bits: 0,
+            },
+        }
+    }
+
+    fn pred_dst(o: Operand) -> Option<usize> {
+        match o {
+            Operand::Pred { id, .. } => Some(id.0 as usize),
+            _ => None,
+        }
+    }
+}
+
+/// Executes the warp's next instruction. The warp must not be finished.
+pub fn exec(w: &mut Warp, cx: &mut ExecCtx<'_>) -> Result<DynInst, SimError> {
+    let pc = w.stack.pc().expect("exec on a finished warp");
+    let n = w.lanes as usize;
+    let inst = &cx.kernel.insts[pc as usize];
+    let active = w.stack.active();
+    let exec_mask = match inst.guard {
+        None => active,
+        Some(g) => {
+            let p = w.preds[g.pred.0 as usize];
+            active & if g.negate { !p } else { p }
+        }
+    };
+    w.executed += 1;
+    let mut d = DynInst {
+        inst: InstId(pc),
+        class: cx.info.class[pc as usize],
+        active,
+        exec: exec_mask,
+        taken: 0,
+        next_pc: None,
+        mem: None,
+        barrier: false,
+        exit: false,
+        waiting: DynInst::is_waiting_inst(inst),
+    };
+    let op = inst.op;
+    let mut e = Exec { w, cx, pc, n };
+    match op {
+        Opcode::Bra => {
+            let target = inst.target().map_or(pc + 1, |t| t.0);
+            d.taken = exec_mask;
+            let rpc = e.cx.info.rpc[pc as usize];
+            e.w.stack.branch(
+                exec_mask,
+                target,
+                pc + 1,
+                if rpc == NO_RPC { NO_RPC } else { rpc },
+            );
+        }
+        Opcode::Ret | Opcode::Exit => {
+            d.exit = exec_mask != 0;
+            e.w.stack.exit(exec_mask);
+            if active & !exec_mask != 0 {
+                e.w.stack.goto(pc + 1);
+            }
+        }
+        Opcode::Bar => {
+            let inst = &e.cx.kernel.insts[pc as usize];
+            let id = get(e.w, e.val(inst.src[0]), 0) as u32;
+            let count = match inst.mods.bar {
+                BarKind::Sync | BarKind::Arrive if inst.nsrc == 2 => {
+                    Some(get(e.w, e.val(inst.src[1]), 0) as u32)
+                }
+                BarKind::RedPopc | BarKind::RedAnd | BarKind::RedOr if inst.nsrc == 3 => {
+                    Some(get(e.w, e.val(inst.src[1]), 0) as u32)
+                }
+                _ => None,
+            };
+            if inst.mods.bar != BarKind::Sync && inst.mods.bar != BarKind::Arrive {
+                let pv = e.val(inst.src[inst.nsrc as usize - 1]);
+                let mut ones = 0u32;
+                for l in lanes(exec_mask) {
+                    ones += get(e.w, pv, l) as u32;
+                }
+                e.w.bar_red = ones;
+            }
+            if inst.mods.bar != BarKind::Arrive && exec_mask != 0 {
+                e.w.barrier = Some(BarrierWait {
+                    id: id & 15,
+                    count,
+                    inst: pc,
+                    threads: exec_mask.count_ones(),
+                });
+                d.barrier = true;
+            }
+            e.w.stack.goto(pc + 1);
+        }
+        Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red | Opcode::Wait => {
+            d.mem = Some(e.memory(exec_mask)?);
+            e.w.stack.goto(pc + 1);
+        }
+        Opcode::Shfl => {
+            e.shfl(exec_mask);
+            e.w.stack.goto(pc + 1);
+        }
+        Opcode::Vote | Opcode::Activemask => {
+            e.vote(exec_mask, active);
+            e.w.stack.goto(pc + 1);
+        }
+        Opcode::Membar | Opcode::Fence | Opcode::Nanosleep => e.w.stack.goto(pc + 1),
+        _ => {
+            e.alu(exec_mask);
+            e.w.stack.goto(pc + 1);
+        }
+    }
+    d.next_pc = e.w.stack.pc();
+    Ok(d)
+}
+
+impl Exec<'_, '_, '_> {
+    fn inst(&self) -> &Inst {
+        &self.cx.kernel.insts[self.pc as usize]
+    }
+
+    /// Arithmetic, logic, moves, conversions, comparisons, selects.
+    fn alu(&mut self, m: u64) {
+        let inst = self.inst().clone();
+        let t = inst.ty;
+        let tb = t.bits();
+        let a = self.val(inst.src[0]);
+        let b = self.val(inst.src[1]);
+        let c = self.val(inst.src[2]);
+        let dd = self.val(inst.src[3]);
+        let mods = inst.mods;
+        let ftz = mods.has(flag::FTZ);
+        let sat = mods.has(flag::SAT);
+        if inst.op == Opcode::Setp {
+            self.setp(&inst, m, a, b, c);
+            return;
+        }
+        if t == Type::Pred {
+            // Predicate logic and moves.
+            let Some(p) = Self::pred_dst(inst.dst) else {
+                return;
+            };
+            for l in lanes(m) {
+                let x = get(self.w, a, l) & 1 == 1;
+                let y = get(self.w, b, l) & 1 == 1;
+                let v = match inst.op {
+                    Opcode::And => x & y,
+                    Opcode::Or => x | y,
+                    Opcode::Xor => x ^ y,
+                    Opcode::Not => !x,
+                    _ => x, // mov
+                };
+                set_pred(self.w, p, l, v);
+            }
+            return;
+        }
+        let dst = self.dst(inst.dst);
+        let w = &mut *self.w;
+        match (inst.op, t.kind()) {
+            (Opcode::Mov, _) => {
+                for l in lanes(m) {
+                    let v = get(w, a, l);
+                    put(w, dst, l, v, t);
+                }
+            }
+            (Opcode::Selp, _) => {
+                for l in lanes(m) {
+                    let v = if get(w, c, l) & 1 == 1 {
+                        get(w, a, l)
+                    } else {
+                        get(w, b, l)
+                    };
+                    put(w, dst, l, v, t);
+                }
+            }
+            (Opcode::Slct, _) => {
+                let t2 = inst.ty2;
+                for l in lanes(m) {
+                    let cv = get(w, c, l);
+                    let pos = if t2 == Type::F32 {
+                        let f = f32::from_bits(cv as u32);
+                        let f = if ftz { ftz32(f) } else { f };
+                        f >= 0.0 || (f == 0.0)
+                    } else {
+                        sext(cv, 32) >= 0
+                    };
+                    let v = if pos { get(w, a, l) } else { get(w, b, l) };
+                    put(w, dst, l, v, t);
+                }
+            }
+            (Opcode::Cvt, _) => {
+                for l in lanes(m) {
+                    let v = cvt(get(w, a, l), inst.ty, inst.ty2, &mods);
+                    put(w, dst, l, v, t);
+                }
+            }
+            (Opcode::Cvta, _) => {
+                let to = mods.has(flag::TO);
+                let base = match mods.space {
+                    Space::Shared => SHARED_WINDOW,
+                    Space::Local => LOCAL_WINDOW,
+                    _ => 0,
+                };
+                for l in lanes(m) {
+                    let x = get(w, a, l);
+                    let v = if to {
+                        x.wrapping_sub(base)
+                    } else {
+                        x.wrapping_add(base)
+                    };
+                    put(w, dst, l, v & mask_bits(tb), t);
+                }
+            }
+            (_, TypeKind::Float) if tb == 32 => {
+                let f = |x: u64| {
+                    let v = f32::from_bits(x as u32);
+                    if ftz { ftz32(v) } else { v }
+                };
+                let r = if mods.round == Round::None {
+                    Round::Rn
+                } else {
+                    mods.round
+                };
+                for l in lanes(m) {
+                    let x = f(get(w, a, l));
+                    let y = f(get(w, b, l));
+                    let v: f32 = match inst.op {
+                        Opcode::Add => add32(x, y, r),
+                        Opcode::Sub => add32(x, -y, r),
+                        Opcode::Mul => mul32(x, y, r),
+                        Opcode::Mad | Opcode::Fma => fma32(x, y, f(get(w, c, l)), r),
+                        Opcode::Div if mods.has(flag::APPROX) => x * (1.0 / y),
+                        Opcode::Div => div32(x, y, r),
+                        Opcode::Abs => f32::from_bits(x.to_bits() & 0x7fff_ffff),
+                        Opcode::Neg => f32::from_bits(x.to_bits() ^ 0x8000_0000),
+                        Opcode::Min => min32(x, y),
+                        Opcode::Max => max32(x, y),
+                        Opcode::Sqrt if mods.has(flag::APPROX) => x.sqrt(),
+                        Opcode::Sqrt => sqrt32(x, r),
+                        Opcode::Rsqrt => 1.0 / x.sqrt(),
+                        Opcode::Rcp if mods.has(flag::APPROX) => 1.0 / x,
+                        Opcode::Rcp => div32(1.0, x, r),
+                        Opcode::Ex2 => x.exp2(),
+                        Opcode::Lg2 => x.log2(),
+                        Opcode::Sin => x.sin(),
+                        Opcode::Cos => x.cos(),
+                        _ => x,
+                    };
+                    let v = if sat { sat32(v) } else { v };
+                    let v = if ftz { ftz32(v) } else { v };
+                    put(w, dst, l, u64::from(v.to_bits()), t);
+                }
+            }
+            (_, TypeKind::Float) => {
+                let r = if mods.round == Round::None {
+                    Round::Rn
+                } else {
+                    mods.round
+                };
+                for l in lanes(m) {
+                    let x = f64::from_bits(get(w, a, l));
+                    let y = f64::from_bits(get(w, b, l));
+                    let v: f64 = match inst.op {
+                        Opcode::Add => add64(x, y, r),
+                        Opcode::Sub => add64(x, -y, r),
+                        Opcode::Mul => mul64(x, y, r),
+                        Opcode::Mad | Opcode::Fma => fma64(x, y, f64::from_bits(get(w, c, l)), r),
+                        Opcode::Div => div64(x, y, r),
+                        Opcode::Abs => f64::from_bits(x.to_bits() & !(1 << 63)),
+                        Opcode::Neg => f64::from_bits(x.to_bits() ^ (1 << 63)),
+                        Opcode::Min => min64(x, y),
+                        Opcode::Max => max64(x, y),
+                        Opcode::Sqrt => sqrt64(x, r),
+                        Opcode::Rsqrt => 1.0 / x.sqrt(),
+                        Opcode::Rcp => div64(1.0, x, r),
+                        _ => x,
+                    };
+                    let v = if sat { sat64(v) } else { v };
+                    put(w, dst, l, v.to_bits(), t);
+                }
+            }
+            _ => {
+                let signed = t.is_signed();
+                let mk = mask_bits(tb);
+                for l in lanes(m) {
+                    let x = get(w, a, l) & mk;
+                    let y = get(w, b, l);
+                    let v = match inst.op {
+                        Opcode::Add => sat_or_wrap(x, y & mk, tb, signed, sat, true),
+                        Opcode::Sub => sat_or_wrap(x, y & mk, tb, signed, sat, false),
+                        Opcode::Mul | Opcode::Mad => {
+                            let y = y & mk;
+                            let prod = mul_part(x, y, tb, signed, mods.mul);
+                            if inst.op == Opcode::Mad {
+                                let cv = get(w, c, l);
+                                if mods.mul == MulMode::Wide {
+                                    prod.wrapping_add(cv)
+                                } else if mods.mul == MulMode::Hi && sat && signed && tb == 32 {
+                                    // mad.hi.sat.s32: saturate the 32-bit sum.
+                                    (sext(prod, 32) + sext(cv, 32))
+                                        .clamp(i32::MIN as i64, i32::MAX as i64)
+                                        as u64
+                                } else {
+                                    prod.wrapping_add(cv)
+                                }
+                            } else {
+                                prod
+                            }
+                        }
+                        Opcode::Div => {
+                            let y = y & mk;
+                            if y == 0 {
+                                mk
+                            } else if signed {
+                                sext(x, tb).wrapping_div(sext(y, tb)) as u64
+                            } else {
+                                x / y
+                            }
+                        }
+                        Opcode::Rem => {
+                            let y = y & mk;
+                            if y == 0 {
+                                x
+                            } else if signed {
+                                sext(x, tb).wrapping_rem(sext(y, tb)) as u64
+                            } else {
+                                x % y
+                            }
+                        }
+                        Opcode::Abs => sext(x, tb).wrapping_abs() as u64,
+                        Opcode::Neg => sext(x, tb).wrapping_neg() as u64,
+                        Opcode::Min => {
+                            if signed {
+                                sext(x, tb).min(sext(y & mk, tb)) as u64
+                            } else {
+                                x.min(y & mk)
+                            }
+                        }
+                        Opcode::Max => {
+                            if signed {
+                                sext(x, tb).max(sext(y & mk, tb)) as u64
+                            } else {
+                                x.max(y & mk)
+                            }
+                        }
+                        Opcode::And => x & y,
+                        Opcode::Or => x | y,
+                        Opcode::Xor => x ^ y,
+                        Opcode::Not => !x,
+                        Opcode::Shl => {
+                            let s = y & 0xffff_ffff;
+                            if s >= u64::from(tb) { 0 } else { x << s }
+                        }
+                        Opcode::Shr => {
+                            let s = (y & 0xffff_ffff).min(u64::from(tb));
+                            if signed {
+                                (sext(x, tb) >> s.min(63)) as u64
+                            } else if s >= u64::from(tb) {
+                                0
+                            } else {
+                                x >> s
+                            }
+                        }
+                        Opcode::Popc => u64::from(x.count_ones()),
+                        Opcode::Clz => u64::from(x.leading_zeros() - (64 - tb)),
+                        Opcode::Brev => x.reverse_bits() >> (64 - tb),
+                        Opcode::Bfe => bfe(x, y as u32, get(w, c, l) as u32, tb, signed),
+                        Opcode::Bfi => {
+                            bfi(x, y & mk, get(w, c, l) as u32, get(w, dd, l) as u32, tb)
+                        }
+                        _ => x,
+                    };
+                    // popc/clz write a .u32 whatever their source type.
+                    let wt = if matches!(inst.op, Opcode::Popc | Opcode::Clz) {
+                        Type::U32
+                    } else if inst.op == Opcode::Mul && mods.mul == MulMode::Wide
+                        || inst.op == Opcode::Mad && mods.mul == MulMode::Wide
+                    {
+                        t.widened().unwrap_or(t)
+                    } else {
+                        t
+                    };
+                    put(w, dst, l, v, wt);
+                }
+            }
+        }
+    }
+
+    fn setp(&mut self, inst: &Inst, m: u64, a: Val, b: Val, c: Val) {
+        let t = inst.ty;
+        let tb = t.bits();
+        let p = Self::pred_dst(inst.dst);
+        let q = Self::pred_dst(inst.dst2);
+        let ftz = inst.mods.has(flag::FTZ);
+        let w = &mut *self.w;
+        for l in lanes(m) {
+            let x = get(w, a, l);
+            let y = get(w, b, l);
+            let r = match t.kind() {
+                TypeKind::Float => {
+                    let (x, y) = if tb == 32 {
+                        let f = |v: u64| {
+                            let f = f32::from_bits(v as u32);
+                            f64::from(if ftz { ftz32(f) } else { f })
+                        };
+                        (f(x), f(y))
+                    } else {
+                        (f64::from_bits(x), f64::from_bits(y))
+                    };
+                    cmp_float(inst.mods.cmp, x, y)
+                }
+                TypeKind::Signed => {
+                    cmp_int(inst.mods.cmp, sext(x, tb) as i128, sext(y, tb) as i128)
+                }
+                _ => cmp_int(
+                    inst.mods.cmp,
+                    i128::from(x & mask_bits(tb)),
+                    i128::from(y & mask_bits(tb)),
+                ),
+            };
+            let (pv, qv) = match inst.mods.bool_op {
+                None => (r, !r),
+                Some(op) => {
+                    let cv = get(w, c, l) & 1 == 1;
+                    let f = |v: bool| match op {
+                        BoolOp::And => v && cv,
+                        BoolOp::Or => v || cv,
+                        BoolOp::Xor => v ^ cv,
+                    };
+                    (f(r), f(!r))
+                }
+            };
+            if let Some(p) = p {
+                set_pred(w, p, l, pv);
+            }
+            if let Some(q) = q {
+                set_pred(w, q, l, qv);
+            }
+        }
+    }
+
+    /// `shfl.sync` (PTX ISA semantics, 32-lane segments).
+    fn shfl(&mut self, m: u64) {
+        let inst = self.inst().clone();
+        let a = self.val(inst.src[0]);
+        let b = self.val(inst.src[1]);
+        let c = self.val(inst.src[2]);
+        let dst = self.dst(inst.dst);
+        let pdst = Self::pred_dst(inst.dst2);
+        let w = &mut *self.w;
+        // Read all sources first: lanes exchange values.
+        let src_vals: Vec<u64> = (0..w.lanes as usize).map(|l| get(w, a, l)).collect();
+        for l in lanes(m) {
+            let lane = (l & 31) as i64;
+            let base = l & !31;
+            let bval = (get(w, b, l) & 31) as i64;
+            let cv = get(w, c, l);
+            let cval = (cv & 31) as i64;
+            let segmask = ((cv >> 8) & 31) as i64;
+            let max_lane = (lane & segmask) | (cval & !segmask);
+            let min_lane = lane & segmask;
+            let (j, pval) = match inst.mods.shfl {
+                ShflMode::Up => (lane - bval, lane - bval >= max_lane),
+                ShflMode::Down => (lane + bval, lane + bval <= max_lane),
+                ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
+                ShflMode::Idx => {
+                    let j = min_lane | (bval & !segmask);
+                    (j, j <= max_lane)
+                }
+            };
+            let j = if pval { j } else { lane };
+            let v = src_vals[base + (j as usize & 31)];
+            put(w, dst, l, v, Type::B32);
+            if let Some(p) = pdst {
+                set_pred(w, p, l, pval);
+            }
+        }
+    }
+
+    /// `vote.sync` and `activemask`.
+    fn vote(&mut self, m: u64, active: u64) {
+        let inst = self.inst().clone();
+        if inst.op == Opcode::Activemask {
+            let dst = self.dst(inst.dst);
+            for l in lanes(m) {
+                put(self.w, dst, l, active, Type::B32);
+            }
+            return;
+        }
+        let a = self.val(inst.src[0]);
+        let member = self.val(inst.src[1]);
+        let w = &mut *self.w;
+        let _ = member; // lanes outside the member mask are undefined in PTX; all executing lanes vote
+        let mut ballot = 0u64;
+        let considered = m;
+        for l in lanes(m) {
+            if get(w, a, l) & 1 == 1 {
+                ballot |= 1 << l;
+            }
+        }
+        match inst.mods.vote {
+            VoteMode::Ballot => {
+                let dst = self.dst(inst.dst);
+                for l in lanes(m) {
+                    put(self.w, dst, l, ballot >> (l & !31), Type::B32);
+                }
+            }
+            mode => {
+                let r = match mode {
+                    VoteMode::All => ballot == considered,
+                    VoteMode::Any => ballot != 0,
+                    _ => ballot == 0 || ballot == considered,
+                };
+                if let Some(p) = Self::pred_dst(inst.dst) {
+                    for l in lanes(m) {
+                        set_pred(self.w, p, l, r);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Address of lane `l` for the address operand `o`, with its resolved space.
+    fn address(&self, o: Operand, space: Space, l: usize) -> (Space, u64) {
+        let Operand::Addr(a) = o else {
+            return (space, 0);
+        };
+        let (base, var_space) = match a.base {
+            AddrBase::Reg(r) => (self.w.regs[r.0 as usize * self.n + l], None),
+            AddrBase::Var(v) => (
+                self.cx.info.var_addr[v.0 as usize],
+                Some(self.cx.kernel.vars[v.0 as usize].space),
+            ),
+            AddrBase::Param(p) => (
+                u64::from(self.cx.kernel.params[p.0 as usize].offset),
+                Some(Space::Param),
+            ),
+            AddrBase::Absolute => (0, None),
+        };
+        let addr = base.wrapping_add(a.offset as u64);
+        match space {
+            Space::Generic => match var_space {
+                Some(Space::Const) | Some(Space::Global) => (Space::Global, addr),
+                Some(s) => (s, addr),
+                None if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_SIZE).contains(&addr) => {
+                    (Space::Shared, addr - SHARED_WINDOW)
+                }
+                None if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_SIZE).contains(&addr) => {
+                    (Space::Local, addr - LOCAL_WINDOW)
+                }
+                None => (Space::Global, addr),
+            },
+            Space::Const => (Space::Global, addr),
+            s => (s, addr),
+        }
+    }
+
+    fn load(&mut self, space: Space, addr: u64, size: usize, lane: usize) -> Result<u64, SimError> {
+        if addr % size as u64 != 0 {
+            return Err(self.err(
+                SimErrorKind::Misaligned {
+                    space,
+                    size: size as u32,
+                },
+                Some(lane),
+                Some(addr),
+            ));
+        }
+        let v = match space {
+            Space::Global | Space::Const | Space::Generic => self.cx.global.read_uint(addr, size),
+            Space::Shared => slice_read(self.cx.shared, addr, size),
+            Space::Param => slice_read(self.cx.params, addr, size),
+            Space::Local => {
+                let ls = self.w.local_size as usize;
+                let base = lane * ls;
+                slice_read(&self.w.local[base..base + ls], addr, size)
+            }
+        };
+        v.ok_or_else(|| self.oob(space, addr, size, false, lane))
+    }
+
+    fn store(
+        &mut self,
+        space: Space,
+        addr: u64,
+        size: usize,
+        lane: usize,
+        v: u64,
+    ) -> Result<(), SimError> {
+        if addr % size as u64 != 0 {
+            return Err(self.err(
+                SimErrorKind::Misaligned {
+                    space,
+                    size: size as u32,
+                },
+                Some(lane),
+                Some(addr),
+            ));
+        }
+        let ok = match space {
+            Space::Global | Space::Generic => self.cx.global.write_uint(addr, size, v),
+            Space::Shared => slice_write(self.cx.shared, addr, size, v),
+            Space::Local => {
+                let ls = self.w.local_size as usize;
+                let base = lane * ls;
+                slice_write(&mut self.w.local[base..base + ls], addr, size, v)
+            }
+            Space::Param | Space::Const => {
+                return Err(self.err(SimErrorKind::ReadOnly { space }, Some(lane), Some(addr)));
+            }
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(self.oob(space, addr, size, true, lane))
+        }
+    }
+
+    fn oob(&self, space: Space, addr: u64, size: usize, write: bool, lane: usize) -> SimError {
+        let detail = match space {
+            Space::Global | Space::Const | Space::Generic => self.cx.global.describe(addr),
+            Space::Shared => format!(
+                "the CTA has {} bytes of shared memory",
+                self.cx.shared.len()
+            ),
+            Space::Local => format!(
+                "each thread has {} bytes of local memory",
+                self.w.local_size
+            ),
+            Space::Param => format!("the parameter buffer has {} bytes", self.cx.params.len()),
+        };
+        self.err(
+            SimErrorKind::OutOfBounds {
+                space,
+                size: size as u32,
+                write,
+                detail,
+            },
+            Some(lane),
+            Some(addr),
+        )
+    }
+
+    /// Loads, stores, atomics, waits.
+    fn memory(&mut self, m: u64) -> Result<MemAccess, SimError> {
+        let inst = self.inst().clone();
+        let t = inst.ty;
+        let esize = t.bytes() as usize;
+        let vec = usize::from(inst.mods.vec.max(1));
+        let addr_op = match inst.op {
+            Opcode::Ld | Opcode::Atom => inst.src[0],
+            _ => inst.src[0],
+        };
+        let mut space = inst.mods.space;
+        let mut resolved = Space::Global;
+        for l in lanes(m) {
+            let (s, a) = self.address(addr_op, space, l);
+            resolved = s;
+            self.w.addrs[l] = a;
+        }
+        if m == 0 {
+            resolved = if space == Space::Generic {
+                Space::Global
+            } else {
+                space
+            };
+        }
+        if space != Space::Generic {
+            space = resolved;
+        }
+        let access = |write, atomic| MemAccess {
+            space: resolved,
+            size: (esize * vec) as u32,
+            write,
+            atomic,
+        };
+        match inst.op {
+            Opcode::Ld => {
+                for l in lanes(m) {
+                    let (s, a) = self.address(addr_op, space, l);
+                    if vec == 1 {
+                        let v = self.load(s, a, esize, l)?;
+                        let d = self.dst(inst.dst);
+                        put(self.w, d, l, v, t);
+                    } else {
+                        if a % (esize * vec) as u64 != 0 {
+                            return Err(self.err(
+                                SimErrorKind::Misaligned {
+                                    space: s,
+                                    size: (esize * vec) as u32,
+                                },
+                                Some(l),
+                                Some(a),
+                            ));
+                        }
+                        let Operand::Vector { regs, len } = inst.dst else {
+                            continue;
+                        };
+                        for k in 0..len as usize {
+                            let v = self.load(s, a + (k * esize) as u64, esize, l)?;
+                            if let Some(r) = regs[k] {
+                                let d = self.dst(Operand::Reg(r));
+                                put(self.w, d, l, v, t);
+                            }
+                        }
+                    }
+                }
+                Ok(access(false, None))
+            }
+            Opcode::Wait => {
+                for l in lanes(m) {
+                    let (s, a) = self.address(addr_op, space, l);
+                    self.load(s, a, esize, l)?;
+                }
+                Ok(access(false, None))
+            }
+            Opcode::St => {
+                for l in lanes(m) {
+                    let (s, a) = self.address(addr_op, space, l);
+                    match inst.src[1] {
+                        Operand::Vector { regs, len } => {
+                            if a % (esize * vec) as u64 != 0 {
+                                return Err(self.err(
+                                    SimErrorKind::Misaligned {
+                                        space: s,
+                                        size: (esize * vec) as u32,
+                                    },
+                                    Some(l),
+                                    Some(a),
+                                ));
+                            }
+                            for k in 0..len as usize {
+                                let v =
+                                    regs[k].map_or(0, |r| self.w.regs[r.0 as usize * self.n + l]);
+                                self.store(s, a + (k * esize) as u64, esize, l, v)?;
+                            }
+                        }
+                        o => {
+                            let v = get(self.w, self.val(o), l);
+                            self.store(s, a, esize, l, v)?;
+                        }
+                    }
+                }
+                Ok(access(true, None))
+            }
+            _ => {
+                // atom / red: read operands now, perform later.
+                let (aop, bop, dst) = if inst.op == Opcode::Atom {
+                    (inst.src[1], inst.src[2], Some(self.dst(inst.dst).off))
+                } else {
+                    (inst.src[1], Operand::None, None)
+                };
+                let av = self.val(aop);
+                let bv = self.val(bop);
+                let n = self.n;
+                let mut p = PendingAtomic {
+                    inst: InstId(self.pc),
+                    op: inst.mods.atom,
+                    ty: t,
+                    space: resolved,
+                    mask: m,
+                    dst,
+                    addr: vec![0; n],
+                    a: vec![0; n],
+                    b: vec![0; n],
+                };
+                for l in lanes(m) {
+                    let (s, a) = self.address(addr_op, space, l);
+                    if a % esize as u64 != 0 {
+                        return Err(self.err(
+                            SimErrorKind::Misaligned {
+                                space: s,
+                                size: esize as u32,
+                            },
+                            Some(l),
+                            Some(a),
+                        ));
+                    }
+                    // Bounds are checked now so the error names this instruction.
+                    self.load(s, a, esize, l)?;
+                    p.space = s;
+                    p.addr[l] = a;
+                    p.a[l] = get(self.w, av, l);
+                    p.b[l] = get(self.w, bv, l);
+                }
+                self.w.pending_atomics.push_back(p);
+                Ok(access(true, Some(inst.mods.atom)))
+            }
+        }
+    }
+}
+
+fn sat_or_wrap(x: u64, y: u64, bits: u32, signed: bool, sat: bool, add: bool) -> u64 {
+    if sat && signed && bits == 32 {
+        let (a, b) = (sext(x, 32), sext(y, 32));
+        let r = if add { a + b } else { a - b };
+        return r.clamp(i32::MIN as i64, i32::MAX as i64) as u64;
+    }
+    if add {
+        x.wrapping_add(y)
+    } else {
+        x.wrapping_sub(y)
+    }
+}
+
+fn mul_part(x: u64, y: u64, bits: u32, signed: bool, mode: MulMode) -> u64 {
+    if signed {
+        let p = i128::from(sext(x, bits)) * i128::from(sext(y, bits));
+        match mode {
+            MulMode::Lo => p as u64,
+            MulMode::Wide => p as u64,
+            MulMode::Hi => (p >> bits) as u64,
+        }
+    } else {
+        let p = u128::from(x) * u128::from(y);
+        match mode {
+            MulMode::Lo | MulMode::Wide => p as u64,
+            MulMode::Hi => (p >> bits) as u64,
+        }
+    }
+}
+
+/// PTX `bfe`: extract `len` bits at `pos`, sign-extending for signed types.
+fn bfe(a: u64, pos: u32, len: u32, bits: u32, signed: bool) -> u64 {
+    let pos = pos & 0xff;
+    let len = len & 0xff;
+    let msb = bits - 1;
+    let sbit = if signed && len > 0 {
+        a >> (pos + len - 1).min(msb) & 1
+    } else {
+        0
+    };
+    let mut d = 0u64;
+    for i in 0..=msb {
+        let bit = if i < len && pos + i <= msb {
+            a >> (pos + i) & 1
+        } else {
+            sbit
+        };
+        d |= bit << i;
+    }
+    d
+}
+
+/// PTX `bfi`: insert the low `len` bits of `f` into `b` at `pos`.
+fn bfi(f: u64, b: u64, pos: u32, len: u32, bits: u32) -> u64 {
+    let pos = pos & 0xff;
+    let len = len & 0xff;
+    let mut d = b;
+    let mut i = 0;
+    while i < len && pos + i < bits {
+        let bit = f >> i & 1;
+        d = (d & !(1 << (pos + i))) | (bit << (pos + i));
+        i += 1;
+    }
+    d
+}
+
+fn cmp_int(op: CmpOp, a: i128, b: i128) -> bool {
+    match op {
+        CmpOp::Eq | CmpOp::Equ => a == b,
+        CmpOp::Ne | CmpOp::Neu => a != b,
+        CmpOp::Lt | CmpOp::Lo | CmpOp::Ltu => a < b,
+        CmpOp::Le | CmpOp::Ls | CmpOp::Leu => a <= b,
+        CmpOp::Gt | CmpOp::Hi | CmpOp::Gtu => a > b,
+        CmpOp::Ge | CmpOp::Hs | CmpOp::Geu => a >= b,
+        CmpOp::Num => true,
+        CmpOp::Nan => false,
+    }
+}
+
+fn cmp_float(op: CmpOp, a: f64, b: f64) -> bool {
+    let nan = a.is_nan() || b.is_nan();
+    match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => !nan && a != b,
+        CmpOp::Lt | CmpOp::Lo => a < b,
+        CmpOp::Le | CmpOp::Ls => a <= b,
+        CmpOp::Gt | CmpOp::Hi => a > b,
+        CmpOp::Ge | CmpOp::Hs => a >= b,
+        CmpOp::Equ => nan || a == b,
+        CmpOp::Neu => nan || a != b,
+        CmpOp::Ltu => nan || a < b,
+        CmpOp::Leu => nan || a <= b,
+        CmpOp::Gtu => nan || a > b,
+        CmpOp::Geu => nan || a >= b,
+        CmpOp::Num => !nan,
+        CmpOp::Nan => nan,
+    }
+}
+
+/// `cvt.dty.sty` of one value (the source's bits in the low `sty` bits).
+pub fn cvt(v: u64, dty: Type, sty: Type, mods: &Mods) -> u64 {
+    let ftz = mods.has(flag::FTZ);
+    let sat = mods.has(flag::SAT);
+    let sb = sty.bits();
+    let db = dty.bits();
+    match (sty.is_float(), dty.is_float()) {
+        (false, false) => {
+            let x: i128 = if sty.is_signed() {
+                i128::from(sext(v, sb))
+            } else {
+                i128::from(v & mask_bits(sb))
+            };
+            let x = if sat { clamp_int(x, dty) } else { x };
+            (x as u64) & mask_bits(db)
+        }
+        (false, true) => {
+            let x: i128 = if sty.is_signed() {
+                i128::from(sext(v, sb))
+            } else {
+                i128::from(v & mask_bits(sb))
+            };
+            let r = if mods.round == Round::None {
+                Round::Rn
+            } else {
+                mods.round
+            };
+            if db == 32 {
+                let f = int_to_f32(x, r);
+                let f = if sat { sat32(f) } else { f };
+                u64::from(f.to_bits())
+            } else {
+                let f = int_to_f64(x, r);
+                (if sat { sat64(f) } else { f }).to_bits()
+            }
+        }
+        (true, false) => {
+            let x = if sb == 32 {
+                let f = f32::from_bits(v as u32);
+                f64::from(if ftz { ftz32(f) } else { f })
+            } else {
+                f64::from_bits(v)
+            };
+            if x.is_nan() {
+                return 0;
+            }
+            let mode = if mods.round == Round::None {
+                Round::Rzi
+            } else {
+                mods.round
+            };
+            let r = round_integral(x, mode);
+            let (lo, hi) = int_range(dty);
+            let i = if r <= lo as f64 {
+                lo
+            } else if r >= hi as f64 {
+                hi
+            } else {
+                r as i128
+            };
+            (i as u64) & mask_bits(db)
+        }
+        (true, true) => {
+            let r = mods.round;
+            let integral = matches!(r, Round::Rni | Round::Rzi | Round::Rmi | Round::Rpi);
+            if db == 32 {
+                let f = if sb == 32 {
+                    let f = f32::from_bits(v as u32);
+                    let f = if ftz { ftz32(f) } else { f };
+                    if integral {
+                        round_integral(f64::from(f), r) as f32
+                    } else {
+                        f
+                    }
+                } else {
+                    let x = f64::from_bits(v);
+                    if integral {
+                        round_integral(x, r) as f32
+                    } else if x.is_nan() {
+                        f32::NAN
+                    } else {
+                        round_to_f32(x, 0.0, if r == Round::None { Round::Rn } else { r })
+                    }
+                };
+                let f = if sat { sat32(f) } else { f };
+                let f = if ftz { ftz32(f) } else { f };
+                u64::from(f.to_bits())
+            } else {
+                let x = if sb == 32 {
+                    let f = f32::from_bits(v as u32);
+                    f64::from(if ftz { ftz32(f) } else { f })
+                } else {
+                    f64::from_bits(v)
+                };
+                let x = if integral { round_integral(x, r) } else { x };
+                (if sat { sat64(x) } else { x }).to_bits()
+            }
+        }
+    }
+}
+
+fn int_range(t: Type) -> (i128, i128) {
+    let b = t.bits();
+    if t.is_signed() {
+        (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1)
+    } else {
+        (0, (1i128 << b) - 1)
+    }
+}
+
+fn clamp_int(x: i128, t: Type) -> i128 {
+    let (lo, hi) = int_range(t);
+    x.clamp(lo, hi)
+}
+
+/// Performs the oldest pending atomic of `w`: the read-modify-write in lane
+/// order, old values to the destination register.
+pub fn perform_atomic(w: &mut Warp, global: &mut GlobalMemory, shared: &mut [u8]) {
+    let Some(p) = w.pending_atomics.pop_front() else {
+        return;
+    };
+    let size = p.ty.bytes() as usize;
+    let bits = p.ty.bits();
+    for l in lanes(p.mask) {
+        let addr = p.addr[l];
+        // Bounds were checked at issue.
+        let old = match p.space {
+            Space::Shared => slice_read(shared, addr, size),
+            _ => global.read_uint(addr, size),
+        }
+        .unwrap_or(0);
+        let (a, b) = (p.a[l] & mask_bits(bits), p.b[l] & mask_bits(bits));
+        let signed = p.ty.is_signed();
+        let new = match p.op {
+            AtomOp::Add if p.ty == Type::F32 => {
+                u64::from((f32::from_bits(old as u32) + f32::from_bits(a as u32)).to_bits())
+            }
+            AtomOp::Add => old.wrapping_add(a),
+            AtomOp::Inc => {
+                if old >= a {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            AtomOp::Dec => {
+                if old == 0 || old > a {
+                    a
+                } else {
+                    old - 1
+                }
+            }
+            AtomOp::Min => {
+                if signed {
+                    sext(old, bits).min(sext(a, bits)) as u64
+                } else {
+                    old.min(a)
+                }
+            }
+            AtomOp::Max => {
+                if signed {
+                    sext(old, bits).max(sext(a, bits)) as u64
+                } else {
+                    old.max(a)
+                }
+            }
+            AtomOp::Exch => a,
+            AtomOp::Cas => {
+                if old == a {
+                    b
+                } else {
+                    old
+                }
+            }
+            AtomOp::And => old & a,
+            AtomOp::Or => old | a,
+            AtomOp::Xor => old ^ a,
+        } & mask_bits(bits);
+        match p.space {
+            Space::Shared => {
+                slice_write(shared, addr, size, new);
+            }
+            _ => {
+                global.write_uint(addr, size, new);
+            }
+        }
+        if let Some(off) = p.dst {
+            if off != usize::MAX {
+                w.regs[off + l] = old;
+            }
+        }
+    }
+}

@@ -1,0 +1,398 @@
+//! IEEE details PTX specifies and Rust does not give directly: directed
+//! rounding of f32/f64 results, flush-to-zero, PTX `min`/`max`, saturation,
+//! and float↔integer conversions.
+//!
+//! Directed rounding uses error-free transformations: the exact result is
+//! `hi + lo` (TwoSum for sums, an fma residual for products and quotients),
+//! `hi` is rounded to nearest, and it is nudged one ulp when the exact value
+//! lies on the other side of the mode's direction.
+
+use crate::ir::Round;
+
+/// Flushes an f32 subnormal to a zero of the same sign.
+#[inline]
+pub fn ftz32(x: f32) -> f32 {
+    if x.is_subnormal() {
+        f32::from_bits(x.to_bits() & 0x8000_0000)
+    } else {
+        x
+    }
+}
+
+/// Clamps to [0, 1]; NaN becomes 0 (PTX `.sat`).
+#[inline]
+pub fn sat32(x: f32) -> f32 {
+    if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
+}
+
+/// Clamps to [0, 1]; NaN becomes 0 (PTX `.sat`).
+#[inline]
+pub fn sat64(x: f64) -> f64 {
+    if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
+}
+
+/// PTX `min`: the non-NaN operand if one is NaN; `-0 < +0`.
+#[inline]
+pub fn min32(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else if a == b {
+        if a.is_sign_negative() { a } else { b }
+    } else if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// PTX `max`: the non-NaN operand if one is NaN; `+0 > -0`.
+#[inline]
+pub fn max32(a: f32, b: f32) -> f32 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else if a == b {
+        if a.is_sign_positive() { a } else { b }
+    } else if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// PTX `min` on f64.
+#[inline]
+pub fn min64(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else if a == b {
+        if a.is_sign_negative() { a } else { b }
+    } else if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+/// PTX `max` on f64.
+#[inline]
+pub fn max64(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        b
+    } else if b.is_nan() {
+        a
+    } else if a == b {
+        if a.is_sign_positive() { a } else { b }
+    } else if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// Rounds the exact value `hi + lo` (two f64s, `|lo|` tiny against `hi`) to
+/// f32 in `mode`.
+pub fn round_to_f32(hi: f64, lo: f64, mode: Round) -> f32 {
+    let r = hi as f32; // nearest of hi
+    if !r.is_finite() && hi.is_finite() {
+        // Overflow: directed modes may stop at MAX instead of infinity.
+        return match mode {
+            Round::Rz => f32::MAX.copysign(r),
+            Round::Rm if r > 0.0 => f32::MAX,
+            Round::Rp if r < 0.0 => -f32::MAX,
+            _ => r,
+        };
+    }
+    if !r.is_finite() {
+        return r;
+    }
+    // Sign of exact − r.
+    let d = (hi - f64::from(r)) + lo;
+    match mode {
+        Round::Rz => {
+            if r > 0.0 && d < 0.0 {
+                r.next_down()
+            } else if r < 0.0 && d > 0.0 {
+                r.next_up()
+            } else if r == 0.0 {
+                0.0f32.copysign(if hi != 0.0 { hi as f32 } else { r })
+            } else {
+                r
+            }
+        }
+        Round::Rm if d < 0.0 => r.next_down(),
+        Round::Rp if d > 0.0 => r.next_up(),
+        Round::Rn | Round::None => {
+            // hi may sit exactly halfway between two f32s while lo breaks the tie.
+            if d != 0.0 && lo != 0.0 {
+                let other = if d > 0.0 { r.next_up() } else { r.next_down() };
+                let exact_mid = (f64::from(r) + f64::from(other)) / 2.0;
+                if hi == exact_mid {
+                    return other;
+                }
+            }
+            r
+        }
+        _ => r,
+    }
+}
+
+/// Rounds the exact value `hi + lo` (f64 pair) to f64 in `mode`, where
+/// `hi` is already the nearest f64.
+pub fn nudge_f64(hi: f64, lo: f64, mode: Round) -> f64 {
+    if !hi.is_finite() {
+        return hi;
+    }
+    match mode {
+        Round::Rz => {
+            if hi > 0.0 && lo < 0.0 {
+                hi.next_down()
+            } else if hi < 0.0 && lo > 0.0 {
+                hi.next_up()
+            } else {
+                hi
+            }
+        }
+        Round::Rm if lo < 0.0 => hi.next_down(),
+        Round::Rp if lo > 0.0 => hi.next_up(),
+        _ => hi,
+    }
+}
+
+/// TwoSum (Knuth): `a + b = s + e` exactly.
+#[inline]
+pub fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    let e = (a - (s - bb)) + (b - bb);
+    (s, e)
+}
+
+/// f32 add in `mode`.
+pub fn add32(a: f32, b: f32, mode: Round) -> f32 {
+    match mode {
+        Round::None | Round::Rn => a + b,
+        _ => {
+            let (s, e) = two_sum(f64::from(a), f64::from(b));
+            if (a + b).is_nan() {
+                a + b
+            } else {
+                round_to_f32(s, e, mode)
+            }
+        }
+    }
+}
+
+/// f32 multiply in `mode` (the product of two f32s is exact in f64).
+pub fn mul32(a: f32, b: f32, mode: Round) -> f32 {
+    match mode {
+        Round::None | Round::Rn => a * b,
+        _ => {
+            let p = f64::from(a) * f64::from(b);
+            if p.is_nan() {
+                a * b
+            } else {
+                round_to_f32(p, 0.0, mode)
+            }
+        }
+    }
+}
+
+/// f32 fused multiply-add, rounded once in `mode`.
+pub fn fma32(a: f32, b: f32, c: f32, mode: Round) -> f32 {
+    match mode {
+        Round::None | Round::Rn => a.mul_add(b, c),
+        _ => {
+            let p = f64::from(a) * f64::from(b); // exact
+            let (s, e) = two_sum(p, f64::from(c));
+            if s.is_nan() {
+                a.mul_add(b, c)
+            } else {
+                round_to_f32(s, e, mode)
+            }
+        }
+    }
+}
+
+/// f32 divide in `mode`.
+pub fn div32(a: f32, b: f32, mode: Round) -> f32 {
+    match mode {
+        Round::None | Round::Rn => a / b,
+        _ => {
+            let q = f64::from(a) / f64::from(b);
+            if !q.is_finite() || q == 0.0 {
+                return round_to_f32(q, 0.0, mode);
+            }
+            // Residual a − q·b is exact with fma; its sign (÷ sign of b) tells
+            // whether the true quotient is above or below q.
+            let r = (-q).mul_add(f64::from(b), f64::from(a));
+            let lo = if b > 0.0 { r } else { -r };
+            round_to_f32(q, lo * f64::MIN_POSITIVE, mode)
+        }
+    }
+}
+
+/// f32 square root in `mode`.
+pub fn sqrt32(a: f32, mode: Round) -> f32 {
+    match mode {
+        Round::None | Round::Rn => a.sqrt(),
+        _ => {
+            let s = f64::from(a).sqrt();
+            if !s.is_finite() || s == 0.0 {
+                return a.sqrt();
+            }
+            let r = (-s).mul_add(s, f64::from(a));
+            round_to_f32(s, r * f64::MIN_POSITIVE, mode)
+        }
+    }
+}
+
+/// f64 add in `mode`.
+pub fn add64(a: f64, b: f64, mode: Round) -> f64 {
+    let (s, e) = two_sum(a, b);
+    nudge_f64(s, e, mode)
+}
+
+/// f64 multiply in `mode`.
+pub fn mul64(a: f64, b: f64, mode: Round) -> f64 {
+    let p = a * b;
+    let e = a.mul_add(b, -p);
+    nudge_f64(p, e, mode)
+}
+
+/// f64 fused multiply-add in `mode`. The residual of an fma is not exactly
+/// representable in general; its sign is estimated from `a·b − (r − c)`
+/// evaluated with one more fma, which is exact unless `r − c` rounds.
+pub fn fma64(a: f64, b: f64, c: f64, mode: Round) -> f64 {
+    let r = a.mul_add(b, c);
+    if matches!(mode, Round::None | Round::Rn) {
+        return r;
+    }
+    let e = a.mul_add(b, -(r - c));
+    nudge_f64(r, e, mode)
+}
+
+/// f64 divide in `mode`.
+pub fn div64(a: f64, b: f64, mode: Round) -> f64 {
+    let q = a / b;
+    if matches!(mode, Round::None | Round::Rn) || !q.is_finite() || q == 0.0 {
+        return q;
+    }
+    let r = (-q).mul_add(b, a);
+    nudge_f64(q, if b > 0.0 { r } else { -r }, mode)
+}
+
+/// f64 square root in `mode`.
+pub fn sqrt64(a: f64, mode: Round) -> f64 {
+    let s = a.sqrt();
+    if matches!(mode, Round::None | Round::Rn) || !s.is_finite() || s == 0.0 {
+        return s;
+    }
+    nudge_f64(s, (-s).mul_add(s, a), mode)
+}
+
+/// Rounds to an integral value (`cvt.rni/rzi/rmi/rpi` float→float and the
+/// integer modes of float→int).
+#[inline]
+pub fn round_integral(x: f64, mode: Round) -> f64 {
+    match mode {
+        Round::Rzi | Round::Rz => x.trunc(),
+        Round::Rmi | Round::Rm => x.floor(),
+        Round::Rpi | Round::Rp => x.ceil(),
+        _ => x.round_ties_even(),
+    }
+}
+
+/// Converts an exact integer (as i128) to f32 in `mode`.
+pub fn int_to_f32(v: i128, mode: Round) -> f32 {
+    let r = v as f32; // nearest
+    let rv = r as i128;
+    match mode {
+        Round::Rz if r > 0.0 && rv > v => r.next_down(),
+        Round::Rz if r < 0.0 && rv < v => r.next_up(),
+        Round::Rm if rv > v => r.next_down(),
+        Round::Rp if rv < v => r.next_up(),
+        _ => r,
+    }
+}
+
+/// Converts an exact integer (as i128) to f64 in `mode`.
+pub fn int_to_f64(v: i128, mode: Round) -> f64 {
+    let r = v as f64;
+    let rv = r as i128;
+    match mode {
+        Round::Rz if r > 0.0 && rv > v => r.next_down(),
+        Round::Rz if r < 0.0 && rv < v => r.next_up(),
+        Round::Rm if rv > v => r.next_down(),
+        Round::Rp if rv < v => r.next_up(),
+        _ => r,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directed_add_and_mul() {
+        let a = 1.0f32;
+        let b = f32::EPSILON / 4.0; // below half an ulp of 1.0
+        assert_eq!(add32(a, b, Round::Rn), 1.0);
+        assert_eq!(add32(a, b, Round::Rz), 1.0);
+        assert_eq!(add32(a, b, Round::Rm), 1.0);
+        assert_eq!(add32(a, b, Round::Rp), 1.0f32.next_up());
+        assert_eq!(add32(-a, -b, Round::Rm), (-1.0f32).next_down());
+        assert_eq!(add32(-a, -b, Round::Rz), -1.0);
+        let x = 1.0f32.next_up();
+        // x*x = 1 + 2^-22 + 2^-46: rounds up only toward +inf.
+        assert_eq!(mul32(x, x, Round::Rz), 1.0f32.next_up().next_up());
+        assert_eq!(mul32(x, x, Round::Rp), 1.0f32.next_up().next_up().next_up());
+    }
+
+    #[test]
+    fn fma_rounds_once() {
+        let a = 1.0f32 + f32::EPSILON;
+        let b = 1.0f32 - f32::EPSILON;
+        // a*b = 1 - eps^2 exactly; + (-1) = -eps^2, representable.
+        assert_eq!(fma32(a, b, -1.0, Round::Rn), -(f32::EPSILON * f32::EPSILON));
+        assert_eq!(fma32(a, b, -1.0, Round::Rz), -(f32::EPSILON * f32::EPSILON));
+        // Double rounding (mul then add) would give 0.
+        assert_eq!(a * b - 1.0, 0.0);
+    }
+
+    #[test]
+    fn division_directions() {
+        let up = div32(1.0, 3.0, Round::Rp);
+        let down = div32(1.0, 3.0, Round::Rm);
+        assert_eq!(up, down.next_up());
+        assert!(f64::from(down) < 1.0 / 3.0 && f64::from(up) > 1.0 / 3.0);
+        assert_eq!(div32(1.0, 3.0, Round::Rz), down);
+        assert_eq!(div32(1.0, 4.0, Round::Rp), 0.25);
+        assert_eq!(div32(-1.0, 3.0, Round::Rz), -div32(1.0, 3.0, Round::Rz));
+    }
+
+    #[test]
+    fn min_max_nan_and_zero() {
+        assert_eq!(min32(f32::NAN, 2.0), 2.0);
+        assert_eq!(max32(3.0, f32::NAN), 3.0);
+        assert!(min32(f32::NAN, f32::NAN).is_nan());
+        assert!(min32(0.0, -0.0).is_sign_negative());
+        assert!(max32(-0.0, 0.0).is_sign_positive());
+    }
+
+    #[test]
+    fn integer_to_float_directed() {
+        let v: i128 = (1 << 24) + 1; // not representable in f32
+        assert_eq!(int_to_f32(v, Round::Rn), 16777216.0);
+        assert_eq!(int_to_f32(v, Round::Rz), 16777216.0);
+        assert_eq!(int_to_f32(v, Round::Rp), 16777218.0);
+        assert_eq!(int_to_f32(-v, Round::Rm), -16777218.0);
+        assert_eq!(int_to_f32(-v, Round::Rz), -16777216.0);
+        assert_eq!(int_to_f64((1i128 << 53) + 1, Round::Rp), 9007199254740994.0);
+    }
+}

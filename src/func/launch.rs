@@ -1,0 +1,285 @@
+//! Functional-only execution of a kernel launch: all CTAs of the grid (up to
+//! a residency limit, in CTA order), warps interleaved round robin a few
+//! instructions at a time, CTA barriers, atomics performed at once.
+//! Deterministic: the interleaving depends only on the launch.
+
+use crate::func::dyninst::DynInst;
+use crate::func::error::{SimError, SimErrorKind};
+use crate::func::exec::{ExecCtx, LaunchEnv, exec, perform_atomic};
+use crate::func::layout::KernelInfo;
+use crate::func::memory::GlobalMemory;
+use crate::func::warp::Warp;
+use crate::ir::{BarKind, Kernel, Operand};
+
+/// Shape and limits of one launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchConfig {
+    /// CTAs per grid dimension.
+    pub grid: [u32; 3],
+    /// Threads per CTA dimension.
+    pub block: [u32; 3],
+    /// Bytes of dynamic (`.extern .shared`) shared memory per CTA.
+    pub dynamic_shared: u32,
+    /// Threads per warp.
+    pub warp_size: u32,
+    /// CTAs resident at once (all of a small grid: spin locks across CTAs
+    /// need their peers to run).
+    pub max_resident_ctas: u32,
+    /// Instructions a warp runs before the next warp's turn.
+    pub quantum: u32,
+    /// Error out after this many warp instructions in total.
+    pub step_limit: u64,
+    /// Number of SMs `%nsmid` reports; CTA `i` reports `%smid = i % nsm`.
+    pub nsm: u32,
+}
+
+impl Default for LaunchConfig {
+    fn default() -> LaunchConfig {
+        LaunchConfig {
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            dynamic_shared: 0,
+            warp_size: 32,
+            max_resident_ctas: 1024,
+            quantum: 16,
+            step_limit: 2_000_000_000,
+            nsm: 1,
+        }
+    }
+}
+
+/// Counts of a functional run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FuncStats {
+    /// Warp instructions executed.
+    pub warp_insts: u64,
+    /// Thread instructions executed (lanes that executed, guard applied).
+    pub thread_insts: u64,
+    /// CTAs run.
+    pub ctas: u64,
+}
+
+/// One resident CTA.
+struct Cta {
+    id: [u32; 3],
+    shared: Vec<u8>,
+    warps: Vec<Warp>,
+}
+
+/// Something `run` reports per executed instruction (for `gpusim trace`).
+pub struct TraceEvent<'a> {
+    /// CTA index (linear).
+    pub cta: u64,
+    /// CTA index.
+    pub ctaid: [u32; 3],
+    /// Warp within the CTA.
+    pub warp: u32,
+    /// What executed.
+    pub dyn_inst: &'a DynInst,
+}
+
+/// Runs one launch to completion in functional-only mode.
+pub fn run(
+    kernel: &Kernel,
+    info: &KernelInfo,
+    params: &[u8],
+    global: &mut GlobalMemory,
+    cfg: &LaunchConfig,
+    mut trace: Option<&mut dyn FnMut(&TraceEvent<'_>)>,
+) -> Result<FuncStats, SimError> {
+    let threads = u64::from(cfg.block[0]) * u64::from(cfg.block[1]) * u64::from(cfg.block[2]);
+    let ctas_total = u64::from(cfg.grid[0]) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
+    if threads == 0 || threads > 1024 {
+        return Err(SimError::launch(
+            &kernel.name,
+            format!("{threads} threads per CTA (1 to 1024 allowed)"),
+        ));
+    }
+    if ctas_total == 0 {
+        return Err(SimError::launch(&kernel.name, "the grid is empty"));
+    }
+    if cfg.warp_size == 0 || cfg.warp_size > 64 {
+        return Err(SimError::launch(
+            &kernel.name,
+            format!("warp size {} (1 to 64 allowed)", cfg.warp_size),
+        ));
+    }
+    if params.len() < kernel.param_bytes as usize {
+        return Err(SimError::launch(
+            &kernel.name,
+            format!(
+                "{} bytes of parameters given, the kernel declares {}",
+                params.len(),
+                kernel.param_bytes
+            ),
+        ));
+    }
+    let threads = threads as u32;
+    let lanes = cfg.warp_size;
+    let nwarps = threads.div_ceil(lanes);
+    let shared_bytes = info.shared_dynamic_base as usize + cfg.dynamic_shared as usize;
+    let mut stats = FuncStats::default();
+    let mut next_cta = 0u64;
+    let mut resident: Vec<Cta> = Vec::new();
+    let make_cta = |linear: u64| -> Cta {
+        let gx = u64::from(cfg.grid[0]);
+        let gy = u64::from(cfg.grid[1]);
+        let id = [
+            (linear % gx) as u32,
+            ((linear / gx) % gy) as u32,
+            (linear / (gx * gy)) as u32,
+        ];
+        let warps = (0..nwarps)
+            .map(|w| {
+                Warp::new(
+                    w,
+                    lanes,
+                    w * lanes,
+                    threads - w * lanes,
+                    cfg.block,
+                    kernel.regs.len(),
+                    kernel.preds.len(),
+                    info.local_size,
+                )
+            })
+            .collect();
+        Cta {
+            id,
+            shared: vec![0; shared_bytes],
+            warps,
+        }
+    };
+    loop {
+        while resident.len() < cfg.max_resident_ctas.max(1) as usize && next_cta < ctas_total {
+            resident.push(make_cta(next_cta));
+            next_cta += 1;
+        }
+        if resident.is_empty() {
+            break;
+        }
+        let mut progressed = false;
+        for cta in resident.iter_mut() {
+            let linear = u64::from(cta.id[0])
+                + u64::from(cfg.grid[0])
+                    * (u64::from(cta.id[1]) + u64::from(cfg.grid[1]) * u64::from(cta.id[2]));
+            for wi in 0..cta.warps.len() {
+                for _ in 0..cfg.quantum {
+                    let w = &mut cta.warps[wi];
+                    if w.done() || w.barrier.is_some() {
+                        break;
+                    }
+                    let env = LaunchEnv {
+                        ctaid: cta.id,
+                        ntid: cfg.block,
+                        nctaid: cfg.grid,
+                        smid: (linear % u64::from(cfg.nsm.max(1))) as u32,
+                        nsmid: cfg.nsm.max(1),
+                        nwarpid: 64,
+                        clock: stats.warp_insts,
+                    };
+                    let mut cx = ExecCtx {
+                        kernel,
+                        info,
+                        global,
+                        shared: &mut cta.shared,
+                        params,
+                        env,
+                    };
+                    let d = exec(w, &mut cx)?;
+                    while !w.pending_atomics.is_empty() {
+                        perform_atomic(w, global, &mut cta.shared);
+                    }
+                    stats.warp_insts += 1;
+                    stats.thread_insts += u64::from(d.exec.count_ones());
+                    progressed = true;
+                    if let Some(t) = trace.as_mut() {
+                        t(&TraceEvent {
+                            cta: linear,
+                            ctaid: cta.id,
+                            warp: wi as u32,
+                            dyn_inst: &d,
+                        });
+                    }
+                    if stats.warp_insts > cfg.step_limit {
+                        let mut e = SimError::launch(&kernel.name, "");
+                        e.kind = SimErrorKind::StepLimit {
+                            limit: cfg.step_limit,
+                        };
+                        e.inst = Some(d.inst.0);
+                        e.line = kernel.insts[d.inst.0 as usize].line;
+                        e.cta = cta.id;
+                        e.warp = wi as u32;
+                        return Err(e);
+                    }
+                    if d.barrier || d.exit {
+                        release_barriers(kernel, &mut cta.warps);
+                        break;
+                    }
+                }
+            }
+        }
+        let before = resident.len();
+        resident.retain(|c| c.warps.iter().any(|w| !w.done()));
+        stats.ctas += (before - resident.len()) as u64;
+        if !progressed && !resident.is_empty() {
+            let cta = &resident[0];
+            let w = cta.warps.iter().find(|w| !w.done()).expect("a live warp");
+            let mut e = SimError::launch(&kernel.name, "");
+            e.kind = SimErrorKind::BarrierDeadlock;
+            e.inst = w.barrier.map(|b| b.inst);
+            e.line = w.barrier.map_or(0, |b| kernel.insts[b.inst as usize].line);
+            e.cta = cta.id;
+            e.warp = w.warp_id;
+            return Err(e);
+        }
+    }
+    Ok(stats)
+}
+
+/// Releases every barrier id all of whose expected warps have arrived:
+/// the non-exited warps of the CTA, or `count` threads when given.
+pub fn release_barriers(kernel: &Kernel, warps: &mut [Warp]) {
+    for id in 0..16u32 {
+        let live = warps.iter().filter(|w| !w.done()).count() as u32;
+        let waiting: Vec<usize> = (0..warps.len())
+            .filter(|&i| warps[i].barrier.is_some_and(|b| b.id == id))
+            .collect();
+        if waiting.is_empty() {
+            continue;
+        }
+        let lanes = warps[0].lanes;
+        let expected = warps[waiting[0]]
+            .barrier
+            .and_then(|b| b.count)
+            .map_or(live, |c| c.div_ceil(lanes));
+        if (waiting.len() as u32) < expected.min(live) {
+            continue;
+        }
+        let ones: u32 = waiting.iter().map(|&i| warps[i].bar_red).sum();
+        let threads: u32 = waiting
+            .iter()
+            .map(|&i| warps[i].barrier.map_or(0, |b| b.threads))
+            .sum();
+        for &i in &waiting {
+            let b = warps[i].barrier.take().expect("waiting");
+            let inst = &kernel.insts[b.inst as usize];
+            let n = warps[i].lanes as usize;
+            match (inst.mods.bar, inst.dst) {
+                (BarKind::RedPopc, Operand::Reg(r)) => {
+                    for l in 0..n {
+                        warps[i].regs[r.0 as usize * n + l] = u64::from(ones);
+                    }
+                }
+                (BarKind::RedAnd | BarKind::RedOr, Operand::Pred { id, .. }) => {
+                    let v = if inst.mods.bar == BarKind::RedAnd {
+                        ones == threads
+                    } else {
+                        ones > 0
+                    };
+                    warps[i].preds[id.0 as usize] = if v { u64::MAX } else { 0 };
+                }
+                _ => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Per-kernel facts the interpreter precomputes once per launch: variable
+//! addresses, shared/local sizes, register widths, reconvergence PCs and
+//! op classes.
+
+use crate::analysis::KernelAnalysis;
+use crate::func::dyninst::OpClass;
+use crate::func::simt_stack::NO_RPC;
+use crate::ir::{InstId, Kernel, Space};
+
+/// Precomputed per-kernel data for execution.
+#[derive(Clone, Debug)]
+pub struct KernelInfo {
+    /// Reconvergence PC of each instruction (meaningful for branches).
+    pub rpc: Vec<u32>,
+    /// Op class of each instruction.
+    pub class: Vec<OpClass>,
+    /// Declared width in bits of each register.
+    pub reg_bits: Vec<u8>,
+    /// Address of each variable in its own space (global address for
+    /// module-scope `.global`/`.const`, offset for `.shared`/`.local`).
+    pub var_addr: Vec<u64>,
+    /// Bytes of static shared memory per CTA.
+    pub shared_static: u64,
+    /// Offset of `.extern .shared` (dynamic) arrays.
+    pub shared_dynamic_base: u64,
+    /// Bytes of local memory per thread.
+    pub local_size: u32,
+}
+
+impl KernelInfo {
+    /// Lays out `kernel`'s variables; `global_addr` gives the device address
+    /// of each module-scope `.global`/`.const` variable by name.
+    pub fn new(
+        kernel: &Kernel,
+        analysis: &KernelAnalysis,
+        global_addr: &dyn Fn(&str) -> Option<u64>,
+    ) -> KernelInfo {
+        let rpc = (0..kernel.insts.len())
+            .map(|i| {
+                analysis
+                    .reconvergence_pc(InstId(i as u32))
+                    .map_or(NO_RPC, |p| p.0)
+            })
+            .collect();
+        let class = kernel.insts.iter().map(OpClass::of).collect();
+        let reg_bits = kernel.regs.iter().map(|r| r.ty.bits() as u8).collect();
+        let mut var_addr = vec![0u64; kernel.vars.len()];
+        let mut shared = 0u64;
+        let mut local = 0u64;
+        for (i, v) in kernel.vars.iter().enumerate() {
+            let align = u64::from(v.align.max(1));
+            match v.space {
+                Space::Shared if !v.is_extern => {
+                    shared = shared.next_multiple_of(align);
+                    var_addr[i] = shared;
+                    shared += v.size;
+                }
+                Space::Local => {
+                    local = local.next_multiple_of(align);
+                    var_addr[i] = local;
+                    local += v.size;
+                }
+                Space::Global | Space::Const => var_addr[i] = global_addr(&v.name).unwrap_or(0),
+                _ => {}
+            }
+        }
+        let dyn_base = shared.next_multiple_of(16);
+        for (i, v) in kernel.vars.iter().enumerate() {
+            if v.space == Space::Shared && v.is_extern {
+                var_addr[i] = dyn_base;
+            }
+        }
+        KernelInfo {
+            rpc,
+            class,
+            reg_bits,
+            var_addr,
+            shared_static: shared,
+            shared_dynamic_base: dyn_base,
+            local_size: local.next_multiple_of(8) as u32,
+        }
+    }
+}

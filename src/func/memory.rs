@@ -1,0 +1,212 @@
+//! Memories of the functional core: global (an allocator of buffers, every
+//! access bounds-checked), and the address windows of generic addressing.
+//!
+//! Global memory is sparse: each allocation is its own byte vector at an
+//! address handed out by a bump allocator (256-byte aligned, with an
+//! unmapped guard gap between buffers), so any access that does not fall
+//! entirely inside one allocation is an error rather than a silent read of a
+//! neighbour. Lookups go through a sorted base table plus a one-entry cache.
+//! Shared memory (per CTA), local memory (per thread) and the parameter
+//! buffer are plain byte vectors owned by the launch.
+
+/// First address the global allocator hands out.
+pub const GLOBAL_BASE: u64 = 0x1000_0000;
+/// Generic addresses `SHARED_WINDOW + offset` name shared memory.
+pub const SHARED_WINDOW: u64 = 0x7f00_0000_0000;
+/// Generic addresses `LOCAL_WINDOW + offset` name local memory.
+pub const LOCAL_WINDOW: u64 = 0x7e00_0000_0000;
+/// Size of each generic window.
+pub const WINDOW_SIZE: u64 = 0x0100_0000_0000;
+/// Unmapped bytes between consecutive allocations.
+const GUARD: u64 = 256;
+
+/// One buffer in global memory.
+#[derive(Clone, Debug)]
+struct Allocation {
+    base: u64,
+    bytes: Vec<u8>,
+    name: String,
+}
+
+/// Global memory: allocations, their contents, and the allocator.
+#[derive(Clone, Debug, Default)]
+pub struct GlobalMemory {
+    allocs: Vec<Allocation>,
+    next: u64,
+    last_hit: usize,
+}
+
+impl GlobalMemory {
+    /// Empty memory.
+    pub fn new() -> GlobalMemory {
+        GlobalMemory {
+            allocs: Vec::new(),
+            next: GLOBAL_BASE,
+            last_hit: 0,
+        }
+    }
+
+    /// Allocates `size` zeroed bytes named `name` (for messages), aligned
+    /// to `align` (at least 256). Returns the address.
+    pub fn alloc(&mut self, name: &str, size: u64, align: u64) -> u64 {
+        if self.next == 0 {
+            self.next = GLOBAL_BASE;
+        }
+        let base = self.next.next_multiple_of(align.max(256));
+        self.allocs.push(Allocation {
+            base,
+            bytes: vec![0; size as usize],
+            name: name.to_string(),
+        });
+        self.next = base + size.max(1) + GUARD;
+        base
+    }
+
+    /// The allocation holding `[addr, addr+len)`, if one does.
+    #[inline]
+    fn find(&mut self, addr: u64, len: u64) -> Option<usize> {
+        let fits = |a: &Allocation| {
+            addr >= a.base
+                && addr.wrapping_add(len) <= a.base + a.bytes.len() as u64
+                && addr.checked_add(len).is_some()
+        };
+        if let Some(a) = self.allocs.get(self.last_hit) {
+            if fits(a) {
+                return Some(self.last_hit);
+            }
+        }
+        // Allocations are created in increasing address order.
+        let i = self.allocs.partition_point(|a| a.base <= addr);
+        if i == 0 {
+            return None;
+        }
+        if fits(&self.allocs[i - 1]) {
+            self.last_hit = i - 1;
+            Some(i - 1)
+        } else {
+            None
+        }
+    }
+
+    /// Reads `out.len()` bytes at `addr`; `false` if out of bounds.
+    #[inline]
+    pub fn read(&mut self, addr: u64, out: &mut [u8]) -> bool {
+        match self.find(addr, out.len() as u64) {
+            Some(i) => {
+                let a = &self.allocs[i];
+                let off = (addr - a.base) as usize;
+                out.copy_from_slice(&a.bytes[off..off + out.len()]);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Writes `data` at `addr`; `false` if out of bounds.
+    #[inline]
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> bool {
+        match self.find(addr, data.len() as u64) {
+            Some(i) => {
+                let a = &mut self.allocs[i];
+                let off = (addr - a.base) as usize;
+                a.bytes[off..off + data.len()].copy_from_slice(data);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Reads a little-endian value of `size` bytes (1, 2, 4, 8).
+    #[inline]
+    pub fn read_uint(&mut self, addr: u64, size: usize) -> Option<u64> {
+        let mut b = [0u8; 8];
+        self.read(addr, &mut b[..size])
+            .then(|| u64::from_le_bytes(b))
+    }
+
+    /// Writes the low `size` bytes of `value`, little-endian.
+    #[inline]
+    pub fn write_uint(&mut self, addr: u64, size: usize, value: u64) -> bool {
+        self.write(addr, &value.to_le_bytes()[..size])
+    }
+
+    /// The name of the allocation nearest below `addr` (for error messages).
+    pub fn describe(&self, addr: u64) -> String {
+        let i = self.allocs.partition_point(|a| a.base <= addr);
+        match i.checked_sub(1).map(|j| &self.allocs[j]) {
+            Some(a) if addr < a.base + a.bytes.len() as u64 => format!("inside `{}`", a.name),
+            Some(a) => format!(
+                "{} bytes past the end of `{}` ({} bytes at {:#x})",
+                addr - (a.base + a.bytes.len() as u64),
+                a.name,
+                a.bytes.len(),
+                a.base
+            ),
+            None => "below every allocation".to_string(),
+        }
+    }
+
+    /// Total bytes allocated.
+    pub fn allocated_bytes(&self) -> u64 {
+        self.allocs.iter().map(|a| a.bytes.len() as u64).sum()
+    }
+}
+
+/// Reads a little-endian value from a byte slice, bounds-checked.
+#[inline]
+pub fn slice_read(mem: &[u8], addr: u64, size: usize) -> Option<u64> {
+    let a = usize::try_from(addr).ok()?;
+    let bytes = mem.get(a..a.checked_add(size)?)?;
+    let mut b = [0u8; 8];
+    b[..size].copy_from_slice(bytes);
+    Some(u64::from_le_bytes(b))
+}
+
+/// Writes the low `size` bytes of `value` into a byte slice, bounds-checked.
+#[inline]
+pub fn slice_write(mem: &mut [u8], addr: u64, size: usize, value: u64) -> bool {
+    let Ok(a) = usize::try_from(addr) else {
+        return false;
+    };
+    let Some(end) = a.checked_add(size) else {
+        return false;
+    };
+    match mem.get_mut(a..end) {
+        Some(dst) => {
+            dst.copy_from_slice(&value.to_le_bytes()[..size]);
+            true
+        }
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocations_are_disjoint_and_bounds_checked() {
+        let mut m = GlobalMemory::new();
+        let a = m.alloc("a", 16, 4);
+        let b = m.alloc("b", 8, 4);
+        assert_eq!(a % 256, 0);
+        assert!(b >= a + 16 + 256);
+        assert!(m.write_uint(a + 12, 4, 0xdead_beef));
+        assert_eq!(m.read_uint(a + 12, 4), Some(0xdead_beef));
+        assert!(!m.write_uint(a + 13, 4, 1), "straddles the end");
+        assert_eq!(m.read_uint(a + 16, 1), None, "guard gap");
+        assert_eq!(m.read_uint(GLOBAL_BASE - 4, 4), None);
+        assert_eq!(m.read_uint(b, 8), Some(0));
+        assert_eq!(m.read_uint(u64::MAX - 2, 4), None);
+        assert!(m.describe(a + 20).contains("4 bytes past the end of `a`"));
+    }
+
+    #[test]
+    fn slices() {
+        let mut s = vec![0u8; 8];
+        assert!(slice_write(&mut s, 4, 4, 0x0102_0304));
+        assert_eq!(slice_read(&s, 4, 4), Some(0x0102_0304));
+        assert!(!slice_write(&mut s, 6, 4, 0));
+        assert_eq!(slice_read(&s, u64::MAX, 1), None);
+    }
+}

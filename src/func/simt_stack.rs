@@ -1,0 +1,180 @@
+//! The SIMT reconvergence stack with immediate-post-dominator (PDOM)
+//! reconvergence (Fung et al., "Dynamic Warp Formation", MICRO 2007; the
+//! scheme GPGPU-Sim models).
+//!
+//! Each entry is (PC, reconvergence PC, mask). The top entry is what the warp
+//! executes. A divergent branch turns the top entry into the reconvergence
+//! entry (its PC becomes the branch's ipdom) and pushes the not-taken path,
+//! then the taken path (which therefore runs first). An entry pops when its
+//! PC reaches its reconvergence PC. Exited lanes leave every entry.
+
+/// No reconvergence before the kernel exits.
+pub const NO_RPC: u32 = u32::MAX;
+
+/// One stack entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Next instruction for these lanes.
+    pub pc: u32,
+    /// Where these lanes rejoin the entry below ([`NO_RPC`]: at exit).
+    pub rpc: u32,
+    /// Lanes of this path (bit *i* = lane *i*).
+    pub mask: u64,
+}
+
+/// A warp's reconvergence stack.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SimtStack {
+    entries: Vec<Entry>,
+}
+
+impl SimtStack {
+    /// A stack for a warp whose `mask` lanes start at instruction 0.
+    pub fn new(mask: u64) -> SimtStack {
+        let mut entries = Vec::with_capacity(8);
+        if mask != 0 {
+            entries.push(Entry {
+                pc: 0,
+                rpc: NO_RPC,
+                mask,
+            });
+        }
+        SimtStack { entries }
+    }
+
+    /// The executing entry, `None` when every lane has exited.
+    #[inline]
+    pub fn top(&self) -> Option<&Entry> {
+        self.entries.last()
+    }
+
+    /// Current PC (instruction id).
+    #[inline]
+    pub fn pc(&self) -> Option<u32> {
+        self.entries.last().map(|e| e.pc)
+    }
+
+    /// Current active mask (0 when done).
+    #[inline]
+    pub fn active(&self) -> u64 {
+        self.entries.last().map_or(0, |e| e.mask)
+    }
+
+    /// Depth (for statistics and tests).
+    pub fn depth(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The entries, bottom first.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// Moves the top entry to `pc` and pops entries that reached their
+    /// reconvergence point.
+    #[inline]
+    pub fn goto(&mut self, pc: u32) {
+        if let Some(top) = self.entries.last_mut() {
+            top.pc = pc;
+        }
+        self.reconverge();
+    }
+
+    /// A branch executed by the top entry: `taken` lanes go to `target`, the
+    /// rest to `fallthrough`; `rpc` is the branch's reconvergence PC.
+    pub fn branch(&mut self, taken: u64, target: u32, fallthrough: u32, rpc: u32) {
+        let Some(top) = self.entries.last_mut() else {
+            return;
+        };
+        let mask = top.mask;
+        let taken = taken & mask;
+        if taken == mask {
+            self.goto(target);
+        } else if taken == 0 {
+            self.goto(fallthrough);
+        } else {
+            // The top becomes the reconvergence entry. When the paths only
+            // meet at exit (rpc = NO_RPC) it waits there and pops once its
+            // lanes have all exited.
+            top.pc = rpc;
+            self.entries.push(Entry {
+                pc: fallthrough,
+                rpc,
+                mask: mask & !taken,
+            });
+            self.entries.push(Entry {
+                pc: target,
+                rpc,
+                mask: taken,
+            });
+            self.reconverge();
+        }
+    }
+
+    /// Lanes in `lanes` exit: they leave every entry; empty entries pop.
+    pub fn exit(&mut self, lanes: u64) {
+        for e in &mut self.entries {
+            e.mask &= !lanes;
+        }
+        self.reconverge();
+    }
+
+    fn reconverge(&mut self) {
+        while let Some(top) = self.entries.last() {
+            if top.mask == 0 || top.pc == top.rpc {
+                self.entries.pop();
+            } else {
+                break;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn divergence_runs_taken_first_then_reconverges() {
+        let mut s = SimtStack::new(0b1111);
+        s.branch(0b0011, 10, 1, 20);
+        assert_eq!((s.pc(), s.active()), (Some(10), 0b0011));
+        s.goto(20); // taken path reaches the reconvergence point
+        assert_eq!((s.pc(), s.active()), (Some(1), 0b1100));
+        s.goto(20);
+        assert_eq!((s.pc(), s.active(), s.depth()), (Some(20), 0b1111, 1));
+    }
+
+    #[test]
+    fn uniform_branches_do_not_push() {
+        let mut s = SimtStack::new(0b11);
+        s.branch(0b11, 7, 1, 9);
+        assert_eq!((s.pc(), s.depth()), (Some(7), 1));
+        s.branch(0, 7, 8, 9);
+        assert_eq!((s.pc(), s.depth()), (Some(8), 1));
+    }
+
+    #[test]
+    fn exits_leave_every_entry() {
+        let mut s = SimtStack::new(0b111);
+        s.branch(0b001, 10, 1, NO_RPC);
+        s.exit(0b001); // the taken lane returns
+        assert_eq!((s.pc(), s.active()), (Some(1), 0b110));
+        s.exit(0b110);
+        assert_eq!(s.top(), None);
+    }
+
+    #[test]
+    fn nested_divergence() {
+        let mut s = SimtStack::new(0b1111);
+        s.branch(0b0101, 10, 1, 30);
+        s.branch(0b0001, 15, 11, 20);
+        assert_eq!((s.pc(), s.active()), (Some(15), 0b0001));
+        s.goto(20);
+        assert_eq!((s.pc(), s.active()), (Some(11), 0b0100));
+        s.goto(20);
+        assert_eq!((s.pc(), s.active()), (Some(20), 0b0101));
+        s.goto(30);
+        assert_eq!((s.pc(), s.active()), (Some(1), 0b1010));
+    }
+}

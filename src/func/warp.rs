@@ -1,0 +1,149 @@
+//! Per-warp architectural state: registers (structure of arrays), predicate
+//! masks, the SIMT stack, per-thread local memory, and what the warp is
+//! waiting for.
+
+use std::collections::VecDeque;
+
+use crate::func::simt_stack::SimtStack;
+use crate::ir::{AtomOp, InstId, Space, Type};
+
+/// A lane mask with the low `n` bits set.
+#[inline]
+pub fn lanes_mask(n: u32) -> u64 {
+    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+}
+
+/// An atomic whose operands were read at issue and whose read-modify-write
+/// is performed later (when the request reaches L2 or the shared memory).
+#[derive(Clone, Debug)]
+pub struct PendingAtomic {
+    /// The instruction.
+    pub inst: InstId,
+    /// Operation.
+    pub op: AtomOp,
+    /// Operand type.
+    pub ty: Type,
+    /// Global or shared (generic addresses already resolved).
+    pub space: Space,
+    /// Lanes that take part.
+    pub mask: u64,
+    /// Destination register offset in the register file (`None` for `red`).
+    pub dst: Option<usize>,
+    /// Per-lane address.
+    pub addr: Vec<u64>,
+    /// Per-lane first operand (`b` of `atom d, [a], b`; compare value of cas).
+    pub a: Vec<u64>,
+    /// Per-lane second operand (new value of cas).
+    pub b: Vec<u64>,
+}
+
+/// Barrier state of a warp that executed `bar.sync`/`bar.red`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BarrierWait {
+    /// Barrier id (0..16).
+    pub id: u32,
+    /// Number of threads expected (`bar.sync a, b`), if given.
+    pub count: Option<u32>,
+    /// The barrier instruction (its destination receives `bar.red` results).
+    pub inst: u32,
+    /// Threads of this warp that arrived.
+    pub threads: u32,
+}
+
+/// One warp.
+#[derive(Clone, Debug)]
+pub struct Warp {
+    /// Threads per warp (32, or 64 on AMD-like configs).
+    pub lanes: u32,
+    /// Warp index within its CTA.
+    pub warp_id: u32,
+    /// Registers: `regs[reg * lanes + lane]`, zero-extended from the
+    /// register's declared width.
+    pub regs: Vec<u64>,
+    /// Predicates: one lane mask per predicate register.
+    pub preds: Vec<u64>,
+    /// Reconvergence stack (current PC and active mask on top).
+    pub stack: SimtStack,
+    /// Per-lane addresses of the last memory instruction executed.
+    pub addrs: Vec<u64>,
+    /// Per-thread local memory: `local[lane * local_size ..]`.
+    pub local: Vec<u8>,
+    /// Bytes of local memory per thread.
+    pub local_size: u32,
+    /// `%tid.{x,y,z}` of each lane.
+    pub tid: [Vec<u32>; 3],
+    /// Lanes that hold a thread (the last warp of a CTA may be partial).
+    pub valid: u64,
+    /// Set while the warp waits at a CTA barrier.
+    pub barrier: Option<BarrierWait>,
+    /// Contribution of this warp to a `bar.red` (popc count or and/or value).
+    pub bar_red: u32,
+    /// Atomics issued but not yet performed, oldest first.
+    pub pending_atomics: VecDeque<PendingAtomic>,
+    /// Warp instructions executed.
+    pub executed: u64,
+}
+
+impl Warp {
+    /// A warp of `lanes` lanes, `threads` of which hold threads starting at
+    /// linear thread index `first_thread` of a CTA shaped `block`.
+    pub fn new(
+        warp_id: u32,
+        lanes: u32,
+        first_thread: u32,
+        threads: u32,
+        block: [u32; 3],
+        nregs: usize,
+        npreds: usize,
+        local_size: u32,
+    ) -> Warp {
+        let valid = lanes_mask(threads.min(lanes));
+        let mut tid = [
+            vec![0u32; lanes as usize],
+            vec![0u32; lanes as usize],
+            vec![0u32; lanes as usize],
+        ];
+        for l in 0..lanes {
+            let t = first_thread + l;
+            tid[0][l as usize] = t % block[0].max(1);
+            tid[1][l as usize] = (t / block[0].max(1)) % block[1].max(1);
+            tid[2][l as usize] = t / (block[0].max(1) * block[1].max(1));
+        }
+        Warp {
+            lanes,
+            warp_id,
+            regs: vec![0; nregs * lanes as usize],
+            preds: vec![0; npreds],
+            stack: SimtStack::new(valid),
+            addrs: vec![0; lanes as usize],
+            local: vec![0; local_size as usize * lanes as usize],
+            local_size,
+            tid,
+            valid,
+            barrier: None,
+            bar_red: 0,
+            pending_atomics: VecDeque::new(),
+            executed: 0,
+        }
+    }
+
+    /// True when every lane has exited.
+    pub fn done(&self) -> bool {
+        self.stack.top().is_none()
+    }
+
+    /// The next instruction, if the warp has not finished.
+    pub fn pc(&self) -> Option<u32> {
+        self.stack.pc()
+    }
+
+    /// Reads register `reg` (dense id) of `lane`.
+    pub fn reg(&self, reg: u32, lane: u32) -> u64 {
+        self.regs[reg as usize * self.lanes as usize + lane as usize]
+    }
+
+    /// Predicate `pred` of `lane`.
+    pub fn pred(&self, pred: u32, lane: u32) -> bool {
+        self.preds[pred as usize] >> lane & 1 == 1
+    }
+}

@@ -1,0 +1,158 @@
+//! Comparing a kernel's output with its CPU reference.
+
+use std::fmt;
+
+/// At most this many wrong elements are listed in a report.
+const SHOWN: usize = 5;
+
+/// A failed comparison: which buffer, how many elements are wrong, the
+/// first few with expected and actual values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mismatch {
+    /// Buffer name.
+    pub buffer: String,
+    /// Elements compared.
+    pub total: usize,
+    /// Elements that differ.
+    pub wrong: usize,
+    /// `(index, expected, got)` of the first wrong elements.
+    pub first: Vec<(usize, String, String)>,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "MISMATCH in `{}`: {} of {} elements differ",
+            self.buffer, self.wrong, self.total
+        )?;
+        for (i, e, g) in &self.first {
+            writeln!(f, "  [{i}] expected {e}, got {g}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of a workload's check.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Check {
+    /// Every output matched.
+    Pass,
+    /// Some output did not.
+    Fail(Vec<Mismatch>),
+}
+
+impl Check {
+    /// True for `Pass`.
+    pub fn passed(&self) -> bool {
+        matches!(self, Check::Pass)
+    }
+
+    /// Combines checks of several buffers.
+    pub fn all(checks: impl IntoIterator<Item = Check>) -> Check {
+        let mut fails = Vec::new();
+        for c in checks {
+            if let Check::Fail(m) = c {
+                fails.extend(m);
+            }
+        }
+        if fails.is_empty() {
+            Check::Pass
+        } else {
+            Check::Fail(fails)
+        }
+    }
+}
+
+impl fmt::Display for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Check::Pass => writeln!(f, "PASS"),
+            Check::Fail(ms) => ms.iter().try_for_each(|m| write!(f, "{m}")),
+        }
+    }
+}
+
+fn compare<T>(
+    buffer: &str,
+    expected: &[T],
+    got: &[T],
+    same: impl Fn(&T, &T) -> bool,
+    show: impl Fn(&T) -> String,
+) -> Check {
+    let mut m = Mismatch {
+        buffer: buffer.to_string(),
+        total: expected.len(),
+        wrong: 0,
+        first: Vec::new(),
+    };
+    if expected.len() != got.len() {
+        m.wrong = expected.len().abs_diff(got.len());
+        m.first.push((
+            expected.len().min(got.len()),
+            format!("{} elements", expected.len()),
+            format!("{} elements", got.len()),
+        ));
+    }
+    for (i, (e, g)) in expected.iter().zip(got).enumerate() {
+        if !same(e, g) {
+            m.wrong += 1;
+            if m.first.len() < SHOWN {
+                m.first.push((i, show(e), show(g)));
+            }
+        }
+    }
+    if m.wrong == 0 {
+        Check::Pass
+    } else {
+        Check::Fail(vec![m])
+    }
+}
+
+/// Exact comparison of integers (or anything comparable and printable).
+pub fn exact<T: PartialEq + fmt::Debug>(buffer: &str, expected: &[T], got: &[T]) -> Check {
+    compare(buffer, expected, got, |a, b| a == b, |v| format!("{v:?}"))
+}
+
+/// f32 comparison: equal, or within `rel` relative or `abs` absolute error.
+/// NaN matches NaN.
+pub fn close_f32(buffer: &str, expected: &[f32], got: &[f32], rel: f32, abs: f32) -> Check {
+    compare(
+        buffer,
+        expected,
+        got,
+        |&e, &g| {
+            e == g
+                || (e.is_nan() && g.is_nan())
+                || (e - g).abs() <= abs.max(rel * e.abs().max(g.abs()))
+        },
+        |v| format!("{v:e}"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_first_wrong_elements() {
+        let c = exact("out", &[1u32, 2, 3, 4], &[1, 9, 3, 8]);
+        let Check::Fail(m) = c else { panic!() };
+        assert_eq!(m[0].wrong, 2);
+        assert_eq!(
+            m[0].first,
+            vec![(1, "2".into(), "9".into()), (3, "4".into(), "8".into())]
+        );
+        assert!(
+            m[0].to_string()
+                .contains("MISMATCH in `out`: 2 of 4 elements differ")
+        );
+    }
+
+    #[test]
+    fn float_tolerance() {
+        assert!(close_f32("x", &[1.0, 100.0], &[1.0 + 1e-7, 100.0001], 1e-5, 0.0).passed());
+        assert!(!close_f32("x", &[1.0], &[1.1], 1e-5, 0.0).passed());
+        assert!(close_f32("x", &[f32::NAN], &[f32::NAN], 0.0, 0.0).passed());
+    }
+}

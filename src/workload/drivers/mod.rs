@@ -1,0 +1,3 @@
+//! Host programs of the shipped kernels, one file each.
+
+pub mod vector_add;

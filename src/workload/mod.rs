@@ -1,0 +1,47 @@
+//! Workloads: the host side of a kernel run — input generation, launches,
+//! and checking against a CPU reference (PTX.md, "Launch manifest").
+//!
+//! A [`Workload`] is a small host program written against [`host::Host`];
+//! the registry maps manifest `workload = "…"` names to constructors.
+
+pub mod args;
+pub mod check;
+pub mod drivers;
+pub mod generate;
+pub mod host;
+pub mod manifest;
+pub mod reference;
+pub mod registry;
+pub mod rng;
+pub mod runner;
+
+pub use check::Check;
+pub use host::{Host, WorkloadError};
+
+/// The launch shape a manifest gives (a workload may derive its own).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Launch {
+    /// `grid` from the manifest.
+    pub grid: Option<[u32; 3]>,
+    /// `block` from the manifest.
+    pub block: Option<[u32; 3]>,
+}
+
+impl Launch {
+    /// The manifest's grid, or `default`.
+    pub fn grid_or(&self, default: [u32; 3]) -> [u32; 3] {
+        self.grid.unwrap_or(default)
+    }
+
+    /// The manifest's block, or `default`.
+    pub fn block_or(&self, default: [u32; 3]) -> [u32; 3] {
+        self.block.unwrap_or(default)
+    }
+}
+
+/// A host program: allocates buffers, launches kernels (possibly many
+/// times), and checks the results against a CPU reference.
+pub trait Workload {
+    /// Runs the program on `host` and checks the outputs.
+    fn run(&mut self, host: &mut dyn Host) -> Result<Check, WorkloadError>;
+}

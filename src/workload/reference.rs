@@ -1,0 +1,1 @@
+//! CPU references: what each kernel must compute, written as plain Rust.

@@ -1,0 +1,113 @@
+//! Running a manifest end to end in functional-only mode: load the manifest
+//! and the PTX, build the workload, run it, report.
+
+use std::path::Path;
+
+use crate::program::Program;
+use crate::ptx::diagnostics::Diagnostics;
+use crate::workload::args::Args;
+use crate::workload::check::Check;
+use crate::workload::host::{FunctionalHost, FunctionalOptions, TraceFn, WorkloadError};
+use crate::workload::manifest::{LoadedManifest, load_manifest, manifest_beside};
+use crate::workload::{Launch, registry};
+
+/// Why a run could not produce a check result.
+#[derive(Debug)]
+pub enum RunError {
+    /// The manifest or the PTX has errors.
+    Diagnostics(Diagnostics),
+    /// The workload or simulation failed.
+    Workload(WorkloadError),
+}
+
+impl From<Diagnostics> for RunError {
+    fn from(d: Diagnostics) -> Self {
+        RunError::Diagnostics(d)
+    }
+}
+
+impl From<WorkloadError> for RunError {
+    fn from(e: WorkloadError) -> Self {
+        RunError::Workload(e)
+    }
+}
+
+/// A manifest with its program loaded and entry chosen.
+pub struct Prepared {
+    /// The manifest.
+    pub manifest: LoadedManifest,
+    /// The compiled PTX.
+    pub program: Program,
+    /// Index of the manifest's entry.
+    pub entry: usize,
+}
+
+/// Loads the manifest for `path` (a `.toml`, or a `.ptx` with its manifest
+/// beside it, or `launch` when given) and compiles its PTX.
+pub fn prepare(path: &Path, launch: Option<&Path>) -> Result<Prepared, RunError> {
+    let mpath = match launch {
+        Some(l) => l.to_path_buf(),
+        None if path.extension().is_some_and(|e| e == "toml") => path.to_path_buf(),
+        None => manifest_beside(path),
+    };
+    let manifest = load_manifest(&mpath)?;
+    let ptx = if launch.is_some() && path.extension().is_some_and(|e| e == "ptx") {
+        path.to_path_buf()
+    } else {
+        manifest.ptx_path()
+    };
+    let program = crate::program::load(&ptx)?;
+    let entry = program.entry(manifest.manifest.entry.as_deref())?;
+    Ok(Prepared {
+        manifest,
+        program,
+        entry,
+    })
+}
+
+/// The outcome of a functional run.
+#[derive(Clone, Debug)]
+pub struct FunctionalRun {
+    /// Check result.
+    pub check: Check,
+    /// Warp instructions executed over all launches.
+    pub warp_insts: u64,
+    /// Thread instructions executed.
+    pub thread_insts: u64,
+    /// Kernel launches.
+    pub launches: u64,
+    /// CTAs run.
+    pub ctas: u64,
+}
+
+/// Runs a prepared manifest functionally; `overrides` are `key=value`
+/// argument overrides.
+pub fn run_functional(
+    p: &Prepared,
+    overrides: &[(String, String)],
+    options: FunctionalOptions,
+    trace: Option<TraceFn<'_>>,
+) -> Result<FunctionalRun, RunError> {
+    let m = &p.manifest.manifest;
+    let mut args = Args::new(m.args.clone());
+    for (k, v) in overrides {
+        args.set_from_text(k, v);
+    }
+    let launch = Launch {
+        grid: m.grid,
+        block: m.block,
+    };
+    let mut workload = registry::create(&m.workload, &mut args, launch)?;
+    let mut host = FunctionalHost::new(&p.program, p.entry, options);
+    if let Some(t) = trace {
+        host.set_trace(t);
+    }
+    let check = workload.run(&mut host)?;
+    Ok(FunctionalRun {
+        check,
+        warp_insts: host.stats.warp_insts,
+        thread_insts: host.stats.thread_insts,
+        launches: host.launches,
+        ctas: host.stats.ctas,
+    })
+}
