@@ -194,16 +194,20 @@ fn main() -> ExitCode {
                 let d = e.dyn_inst;
                 let i = d.inst.0 as usize;
                 let inst = &p.kernel(k).insts[i];
+                // The active mask; when a guard disables lanes, also the
+                // lanes that executed.
+                let exec = if d.exec != d.active { format!(" exec {:08x}", d.exec) } else { String::new() };
                 let _ = writeln!(
                     out,
-                    "{} cta {} warp {} pc {:#06x} mask {:08x} line {:4}  {}",
+                    "{} cta {} warp {} pc {:#06x} mask {:08x} line {:4}  {}{}",
                     p.kernel(k).name,
                     e.cta,
                     e.warp,
                     i * 8,
-                    d.exec,
+                    d.active,
                     inst.line,
-                    p.inst_text(k, i)
+                    p.inst_text(k, i),
+                    exec
                 );
             });
             let options = gpusim::workload::host::FunctionalOptions::default();
