@@ -54,18 +54,17 @@ pub struct ExecCtx<'a> {
     pub env: LaunchEnv,
 }
 
-#[inline]
+/// The low `n` bits set (`1 <= n <= 64`; 0 gives 0).
+#[inline(always)]
 fn mask_bits(n: u32) -> u64 {
-    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+    if n == 0 { 0 } else { u64::MAX >> (64 - n.min(64)) }
 }
 
-#[inline]
+/// Sign-extends the low `n` bits (`1 <= n <= 64`).
+#[inline(always)]
 fn sext(v: u64, n: u32) -> i64 {
-    if n >= 64 {
-        v as i64
-    } else {
-        ((v << (64 - n)) as i64) >> (64 - n)
-    }
+    let s = 64 - n.clamp(1, 64);
+    ((v << s) as i64) >> s
 }
 
 /// An operand resolved once per instruction, read per lane.
@@ -120,6 +119,105 @@ fn lanes(mut m: u64) -> impl Iterator<Item = usize> {
     })
 }
 
+/// Reads operand `v` for all `n` lanes into `out` (inactive lanes too: ALU
+/// operations have no side effects, and whole-warp loops vectorize).
+#[inline(always)]
+fn fetch(w: &Warp, v: Val, n: usize, out: &mut [u64; 64]) {
+    match v {
+        Val::Reg(o) => out[..n].copy_from_slice(&w.regs[o..o + n]),
+        Val::Imm(x) => out[..n].fill(x),
+        Val::Tid(d) => {
+            for (o, &t) in out[..n].iter_mut().zip(&w.tid[d][..n]) {
+                *o = u64::from(t);
+            }
+        }
+        Val::Lane => {
+            for (l, o) in out[..n].iter_mut().enumerate() {
+                *o = l as u64;
+            }
+        }
+        Val::Pred(p, neg) => {
+            let bits = w.preds[p] ^ if neg { u64::MAX } else { 0 };
+            for (l, o) in out[..n].iter_mut().enumerate() {
+                *o = bits >> l & 1;
+            }
+        }
+    }
+}
+
+/// Writes `vals` (results of type `t`) to the active lanes `m` of `d`.
+#[inline(always)]
+fn store(w: &mut Warp, d: Dst, m: u64, n: usize, t: Type, vals: &[u64; 64]) {
+    let tb = t.bits();
+    let dm = mask_bits(d.bits);
+    let ds = &mut w.regs[d.off..d.off + n];
+    if tb < d.bits && t.is_signed() {
+        for l in lanes(m) {
+            ds[l] = sext(vals[l], tb) as u64 & dm;
+        }
+        return;
+    }
+    let mk = mask_bits(tb) & dm;
+    if m == mask_bits(n as u32) {
+        for (o, &v) in ds.iter_mut().zip(&vals[..n]) {
+            *o = v & mk;
+        }
+    } else {
+        for l in lanes(m) {
+            ds[l] = vals[l] & mk;
+        }
+    }
+}
+
+#[inline(always)]
+fn map1(w: &mut Warp, m: u64, a: Val, d: Dst, t: Type, f: impl Fn(u64) -> u64) {
+    let n = w.lanes as usize;
+    let mut s = std::mem::take(&mut w.scratch);
+    let x: &mut [u64; 64] = (&mut s[..64]).try_into().expect("scratch");
+    fetch(w, a, n, x);
+    for v in &mut x[..n] {
+        *v = f(*v);
+    }
+    store(w, d, m, n, t, x);
+    w.scratch = s;
+}
+
+#[inline(always)]
+fn map2(w: &mut Warp, m: u64, a: Val, b: Val, d: Dst, t: Type, f: impl Fn(u64, u64) -> u64) {
+    let n = w.lanes as usize;
+    let mut s = std::mem::take(&mut w.scratch);
+    let (x, rest) = s.split_at_mut(64);
+    let x: &mut [u64; 64] = x.try_into().expect("scratch");
+    let y: &mut [u64; 64] = (&mut rest[..64]).try_into().expect("scratch");
+    fetch(w, a, n, x);
+    fetch(w, b, n, y);
+    for (v, &y) in x[..n].iter_mut().zip(&y[..n]) {
+        *v = f(*v, y);
+    }
+    store(w, d, m, n, t, x);
+    w.scratch = s;
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn map3(w: &mut Warp, m: u64, a: Val, b: Val, c: Val, d: Dst, t: Type, f: impl Fn(u64, u64, u64) -> u64) {
+    let n = w.lanes as usize;
+    let mut s = std::mem::take(&mut w.scratch);
+    let (x, rest) = s.split_at_mut(64);
+    let (y, z) = rest.split_at_mut(64);
+    let x: &mut [u64; 64] = x.try_into().expect("scratch");
+    let y: &mut [u64; 64] = y.try_into().expect("scratch");
+    let z: &mut [u64; 64] = (&mut z[..64]).try_into().expect("scratch");
+    fetch(w, a, n, x);
+    fetch(w, b, n, y);
+    fetch(w, c, n, z);
+    for l in 0..n {
+        x[l] = f(x[l], y[l], z[l]);
+    }
+    store(w, d, m, n, t, x);
+    w.scratch = s;
+}
+
 #[inline(always)]
 fn set_pred(w: &mut Warp, p: usize, lane: usize, v: bool) {
     let bit = 1u64 << lane;
@@ -133,11 +231,14 @@ fn set_pred(w: &mut Warp, p: usize, lane: usize, v: bool) {
 struct Exec<'w, 'c, 'a> {
     w: &'w mut Warp,
     cx: &'c mut ExecCtx<'a>,
+    /// The kernel (also in `cx`; held apart so instructions can be borrowed
+    /// while the context is mutated).
+    kernel: &'a Kernel,
     pc: u32,
     n: usize,
 }
 
-impl Exec<'_, '_, '_> {
+impl<'a> Exec<'_, '_, 'a> {
     fn err(&self, kind: SimErrorKind, lane: Option<usize>, addr: Option<u64>) -> SimError {
         let inst = &self.cx.kernel.insts[self.pc as usize];
         SimError {
@@ -153,6 +254,7 @@ impl Exec<'_, '_, '_> {
         }
     }
 
+    #[inline]
     fn val(&self, o: Operand) -> Val {
         match o {
             Operand::Reg(r) => Val::Reg(r.0 as usize * self.n),
@@ -179,6 +281,7 @@ impl Exec<'_, '_, '_> {
         }
     }
 
+    #[inline]
     fn dst(&self, o: Operand) -> Dst {
         match o {
             Operand::Reg(r) => Dst {
@@ -227,7 +330,8 @@ pub fn exec(w: &mut Warp, cx: &mut ExecCtx<'_>) -> Result<DynInst, SimError> {
         waiting: DynInst::is_waiting_inst(inst),
     };
     let op = inst.op;
-    let mut e = Exec { w, cx, pc, n };
+    let kernel = cx.kernel;
+    let mut e = Exec { w, cx, kernel, pc, n };
     match op {
         Opcode::Bra => {
             let target = inst.target().map_or(pc + 1, |t| t.0);
@@ -300,25 +404,25 @@ pub fn exec(w: &mut Warp, cx: &mut ExecCtx<'_>) -> Result<DynInst, SimError> {
     Ok(d)
 }
 
-impl Exec<'_, '_, '_> {
-    fn inst(&self) -> &Inst {
-        &self.cx.kernel.insts[self.pc as usize]
+impl<'a> Exec<'_, '_, 'a> {
+    fn inst(&self) -> &'a Inst {
+        &self.kernel.insts[self.pc as usize]
     }
 
     /// Arithmetic, logic, moves, conversions, comparisons, selects.
     fn alu(&mut self, m: u64) {
-        let inst = self.inst().clone();
+        let inst = self.inst();
         let t = inst.ty;
         let tb = t.bits();
         let a = self.val(inst.src[0]);
         let b = self.val(inst.src[1]);
-        let c = self.val(inst.src[2]);
-        let dd = self.val(inst.src[3]);
+        let c = if inst.nsrc > 2 { self.val(inst.src[2]) } else { Val::Imm(0) };
+        let dd = if inst.nsrc > 3 { self.val(inst.src[3]) } else { Val::Imm(0) };
         let mods = inst.mods;
         let ftz = mods.has(flag::FTZ);
         let sat = mods.has(flag::SAT);
         if inst.op == Opcode::Setp {
-            self.setp(&inst, m, a, b, c);
+            self.setp(inst, m, a, b, c);
             return;
         }
         if t == Type::Pred {
@@ -398,175 +502,134 @@ impl Exec<'_, '_, '_> {
                 }
             }
             (_, TypeKind::Float) if tb == 32 => {
-                let f = |x: u64| {
+                let r = if mods.round == Round::None { Round::Rn } else { mods.round };
+                let approx = mods.has(flag::APPROX);
+                let inp = move |x: u64| {
                     let v = f32::from_bits(x as u32);
                     if ftz { ftz32(v) } else { v }
                 };
-                let r = if mods.round == Round::None {
-                    Round::Rn
-                } else {
-                    mods.round
-                };
-                for l in lanes(m) {
-                    let x = f(get(w, a, l));
-                    let y = f(get(w, b, l));
-                    let v: f32 = match inst.op {
-                        Opcode::Add => add32(x, y, r),
-                        Opcode::Sub => add32(x, -y, r),
-                        Opcode::Mul => mul32(x, y, r),
-                        Opcode::Mad | Opcode::Fma => fma32(x, y, f(get(w, c, l)), r),
-                        Opcode::Div if mods.has(flag::APPROX) => x * (1.0 / y),
-                        Opcode::Div => div32(x, y, r),
-                        Opcode::Abs => f32::from_bits(x.to_bits() & 0x7fff_ffff),
-                        Opcode::Neg => f32::from_bits(x.to_bits() ^ 0x8000_0000),
-                        Opcode::Min => min32(x, y),
-                        Opcode::Max => max32(x, y),
-                        Opcode::Sqrt if mods.has(flag::APPROX) => x.sqrt(),
-                        Opcode::Sqrt => sqrt32(x, r),
-                        Opcode::Rsqrt => 1.0 / x.sqrt(),
-                        Opcode::Rcp if mods.has(flag::APPROX) => 1.0 / x,
-                        Opcode::Rcp => div32(1.0, x, r),
-                        Opcode::Ex2 => x.exp2(),
-                        Opcode::Lg2 => x.log2(),
-                        Opcode::Sin => x.sin(),
-                        Opcode::Cos => x.cos(),
-                        _ => x,
-                    };
+                let out = move |v: f32| {
                     let v = if sat { sat32(v) } else { v };
-                    let v = if ftz { ftz32(v) } else { v };
-                    put(w, dst, l, u64::from(v.to_bits()), t);
+                    u64::from(if ftz { ftz32(v) } else { v }.to_bits())
+                };
+                let plain = r == Round::Rn && !ftz && !sat;
+                let f = |x: u64| f32::from_bits(x as u32);
+                let u = |v: f32| u64::from(v.to_bits());
+                match inst.op {
+                    // Fast paths: round-to-nearest without ftz/sat, branch-free lanes.
+                    Opcode::Add if plain => map2(w, m, a, b, dst, t, |x, y| u(f(x) + f(y))),
+                    Opcode::Sub if plain => map2(w, m, a, b, dst, t, |x, y| u(f(x) - f(y))),
+                    Opcode::Mul if plain => map2(w, m, a, b, dst, t, |x, y| u(f(x) * f(y))),
+                    Opcode::Mad | Opcode::Fma if plain => map3(w, m, a, b, c, dst, t, |x, y, z| u(f(x).mul_add(f(y), f(z)))),
+                    Opcode::Add => map2(w, m, a, b, dst, t, |x, y| out(add32(inp(x), inp(y), r))),
+                    Opcode::Sub => map2(w, m, a, b, dst, t, |x, y| out(add32(inp(x), -inp(y), r))),
+                    Opcode::Mul => map2(w, m, a, b, dst, t, |x, y| out(mul32(inp(x), inp(y), r))),
+                    Opcode::Mad | Opcode::Fma => {
+                        map3(w, m, a, b, c, dst, t, |x, y, z| out(fma32(inp(x), inp(y), inp(z), r)))
+                    }
+                    Opcode::Div if approx => map2(w, m, a, b, dst, t, |x, y| out(inp(x) * (1.0 / inp(y)))),
+                    Opcode::Div => map2(w, m, a, b, dst, t, |x, y| out(div32(inp(x), inp(y), r))),
+                    Opcode::Abs => map1(w, m, a, dst, t, |x| out(f32::from_bits(inp(x).to_bits() & 0x7fff_ffff))),
+                    Opcode::Neg => map1(w, m, a, dst, t, |x| out(f32::from_bits(inp(x).to_bits() ^ 0x8000_0000))),
+                    Opcode::Min => map2(w, m, a, b, dst, t, |x, y| out(min32(inp(x), inp(y)))),
+                    Opcode::Max => map2(w, m, a, b, dst, t, |x, y| out(max32(inp(x), inp(y)))),
+                    Opcode::Sqrt if approx => map1(w, m, a, dst, t, |x| out(inp(x).sqrt())),
+                    Opcode::Sqrt => map1(w, m, a, dst, t, |x| out(sqrt32(inp(x), r))),
+                    Opcode::Rsqrt => map1(w, m, a, dst, t, |x| out(1.0 / inp(x).sqrt())),
+                    Opcode::Rcp if approx => map1(w, m, a, dst, t, |x| out(1.0 / inp(x))),
+                    Opcode::Rcp => map1(w, m, a, dst, t, |x| out(div32(1.0, inp(x), r))),
+                    Opcode::Ex2 => map1(w, m, a, dst, t, |x| out(inp(x).exp2())),
+                    Opcode::Lg2 => map1(w, m, a, dst, t, |x| out(inp(x).log2())),
+                    Opcode::Sin => map1(w, m, a, dst, t, |x| out(inp(x).sin())),
+                    Opcode::Cos => map1(w, m, a, dst, t, |x| out(inp(x).cos())),
+                    _ => {}
                 }
             }
             (_, TypeKind::Float) => {
-                let r = if mods.round == Round::None {
-                    Round::Rn
-                } else {
-                    mods.round
-                };
-                for l in lanes(m) {
-                    let x = f64::from_bits(get(w, a, l));
-                    let y = f64::from_bits(get(w, b, l));
-                    let v: f64 = match inst.op {
-                        Opcode::Add => add64(x, y, r),
-                        Opcode::Sub => add64(x, -y, r),
-                        Opcode::Mul => mul64(x, y, r),
-                        Opcode::Mad | Opcode::Fma => fma64(x, y, f64::from_bits(get(w, c, l)), r),
-                        Opcode::Div => div64(x, y, r),
-                        Opcode::Abs => f64::from_bits(x.to_bits() & !(1 << 63)),
-                        Opcode::Neg => f64::from_bits(x.to_bits() ^ (1 << 63)),
-                        Opcode::Min => min64(x, y),
-                        Opcode::Max => max64(x, y),
-                        Opcode::Sqrt => sqrt64(x, r),
-                        Opcode::Rsqrt => 1.0 / x.sqrt(),
-                        Opcode::Rcp => div64(1.0, x, r),
-                        _ => x,
-                    };
-                    let v = if sat { sat64(v) } else { v };
-                    put(w, dst, l, v.to_bits(), t);
+                let r = if mods.round == Round::None { Round::Rn } else { mods.round };
+                let f = f64::from_bits;
+                let out = move |v: f64| if sat { sat64(v) } else { v }.to_bits();
+                match inst.op {
+                    Opcode::Add => map2(w, m, a, b, dst, t, |x, y| out(add64(f(x), f(y), r))),
+                    Opcode::Sub => map2(w, m, a, b, dst, t, |x, y| out(add64(f(x), -f(y), r))),
+                    Opcode::Mul => map2(w, m, a, b, dst, t, |x, y| out(mul64(f(x), f(y), r))),
+                    Opcode::Mad | Opcode::Fma => map3(w, m, a, b, c, dst, t, |x, y, z| out(fma64(f(x), f(y), f(z), r))),
+                    Opcode::Div => map2(w, m, a, b, dst, t, |x, y| out(div64(f(x), f(y), r))),
+                    Opcode::Abs => map1(w, m, a, dst, t, |x| out(f64::from_bits(x & !(1 << 63)))),
+                    Opcode::Neg => map1(w, m, a, dst, t, |x| out(f64::from_bits(x ^ (1 << 63)))),
+                    Opcode::Min => map2(w, m, a, b, dst, t, |x, y| out(min64(f(x), f(y)))),
+                    Opcode::Max => map2(w, m, a, b, dst, t, |x, y| out(max64(f(x), f(y)))),
+                    Opcode::Sqrt => map1(w, m, a, dst, t, |x| out(sqrt64(f(x), r))),
+                    Opcode::Rsqrt => map1(w, m, a, dst, t, |x| out(1.0 / f(x).sqrt())),
+                    Opcode::Rcp => map1(w, m, a, dst, t, |x| out(div64(1.0, f(x), r))),
+                    _ => {}
                 }
             }
             _ => {
+                // Operands of integer ALU instructions are registers of the
+                // instruction's width, immediates or special registers:
+                // already zero-extended to `tb` bits.
                 let signed = t.is_signed();
                 let mk = mask_bits(tb);
-                for l in lanes(m) {
-                    let x = get(w, a, l) & mk;
-                    let y = get(w, b, l);
-                    let v = match inst.op {
-                        Opcode::Add => sat_or_wrap(x, y & mk, tb, signed, sat, true),
-                        Opcode::Sub => sat_or_wrap(x, y & mk, tb, signed, sat, false),
-                        Opcode::Mul | Opcode::Mad => {
-                            let y = y & mk;
-                            let prod = mul_part(x, y, tb, signed, mods.mul);
-                            if inst.op == Opcode::Mad {
-                                let cv = get(w, c, l);
-                                if mods.mul == MulMode::Wide {
-                                    prod.wrapping_add(cv)
-                                } else if mods.mul == MulMode::Hi && sat && signed && tb == 32 {
-                                    // mad.hi.sat.s32: saturate the 32-bit sum.
-                                    (sext(prod, 32) + sext(cv, 32))
-                                        .clamp(i32::MIN as i64, i32::MAX as i64)
-                                        as u64
-                                } else {
-                                    prod.wrapping_add(cv)
-                                }
-                            } else {
-                                prod
-                            }
+                let sx = move |v: u64| sext(v, tb);
+                let wide = t.widened().unwrap_or(t);
+                match inst.op {
+                    Opcode::Add if sat && signed => map2(w, m, a, b, dst, t, |x, y| sat_or_wrap(x, y, tb, true, true, true)),
+                    Opcode::Add => map2(w, m, a, b, dst, t, |x, y| x.wrapping_add(y)),
+                    Opcode::Sub if sat && signed => map2(w, m, a, b, dst, t, |x, y| sat_or_wrap(x, y, tb, true, true, false)),
+                    Opcode::Sub => map2(w, m, a, b, dst, t, |x, y| x.wrapping_sub(y)),
+                    Opcode::Mul if mods.mul == MulMode::Lo => map2(w, m, a, b, dst, t, |x, y| x.wrapping_mul(y)),
+                    Opcode::Mul => {
+                        let wt = if mods.mul == MulMode::Wide { wide } else { t };
+                        map2(w, m, a, b, dst, wt, |x, y| mul_part(x, y, tb, signed, mods.mul))
+                    }
+                    Opcode::Mad if mods.mul == MulMode::Lo => {
+                        map3(w, m, a, b, c, dst, t, |x, y, z| x.wrapping_mul(y).wrapping_add(z))
+                    }
+                    Opcode::Mad if mods.mul == MulMode::Hi && sat && signed && tb == 32 => {
+                        map3(w, m, a, b, c, dst, t, |x, y, z| {
+                            let p = mul_part(x, y, tb, true, MulMode::Hi);
+                            (sext(p, 32) + sext(z, 32)).clamp(i32::MIN as i64, i32::MAX as i64) as u64
+                        })
+                    }
+                    Opcode::Mad => {
+                        let wt = if mods.mul == MulMode::Wide { wide } else { t };
+                        map3(w, m, a, b, c, dst, wt, |x, y, z| mul_part(x, y, tb, signed, mods.mul).wrapping_add(z))
+                    }
+                    Opcode::Div if signed => map2(w, m, a, b, dst, t, |x, y| if y == 0 { mk } else { sx(x).wrapping_div(sx(y)) as u64 }),
+                    Opcode::Div => map2(w, m, a, b, dst, t, |x, y| if y == 0 { mk } else { x / y }),
+                    Opcode::Rem if signed => map2(w, m, a, b, dst, t, |x, y| if y == 0 { x } else { sx(x).wrapping_rem(sx(y)) as u64 }),
+                    Opcode::Rem => map2(w, m, a, b, dst, t, |x, y| if y == 0 { x } else { x % y }),
+                    Opcode::Abs => map1(w, m, a, dst, t, |x| sx(x).wrapping_abs() as u64),
+                    Opcode::Neg => map1(w, m, a, dst, t, |x| sx(x).wrapping_neg() as u64),
+                    Opcode::Min if signed => map2(w, m, a, b, dst, t, |x, y| sx(x).min(sx(y)) as u64),
+                    Opcode::Min => map2(w, m, a, b, dst, t, |x, y| x.min(y)),
+                    Opcode::Max if signed => map2(w, m, a, b, dst, t, |x, y| sx(x).max(sx(y)) as u64),
+                    Opcode::Max => map2(w, m, a, b, dst, t, |x, y| x.max(y)),
+                    Opcode::And => map2(w, m, a, b, dst, t, |x, y| x & y),
+                    Opcode::Or => map2(w, m, a, b, dst, t, |x, y| x | y),
+                    Opcode::Xor => map2(w, m, a, b, dst, t, |x, y| x ^ y),
+                    Opcode::Not => map1(w, m, a, dst, t, |x| !x),
+                    Opcode::Shl => map2(w, m, a, b, dst, t, |x, y| {
+                        let s = y & 0xffff_ffff;
+                        if s >= u64::from(tb) { 0 } else { x << s }
+                    }),
+                    Opcode::Shr if signed => map2(w, m, a, b, dst, t, |x, y| (sx(x) >> (y & 0xffff_ffff).min(63)) as u64),
+                    Opcode::Shr => map2(w, m, a, b, dst, t, |x, y| {
+                        let s = y & 0xffff_ffff;
+                        if s >= u64::from(tb) { 0 } else { x >> s }
+                    }),
+                    Opcode::Popc => map1(w, m, a, dst, Type::U32, |x| u64::from(x.count_ones())),
+                    Opcode::Clz => map1(w, m, a, dst, Type::U32, |x| u64::from(x.leading_zeros() - (64 - tb))),
+                    Opcode::Brev => map1(w, m, a, dst, t, |x| x.reverse_bits() >> (64 - tb)),
+                    Opcode::Bfe => map3(w, m, a, b, c, dst, t, |x, y, z| bfe(x, y as u32, z as u32, tb, signed)),
+                    Opcode::Bfi => {
+                        for l in lanes(m) {
+                            let v = bfi(get(w, a, l), get(w, b, l), get(w, c, l) as u32, get(w, dd, l) as u32, tb);
+                            put(w, dst, l, v, t);
                         }
-                        Opcode::Div => {
-                            let y = y & mk;
-                            if y == 0 {
-                                mk
-                            } else if signed {
-                                sext(x, tb).wrapping_div(sext(y, tb)) as u64
-                            } else {
-                                x / y
-                            }
-                        }
-                        Opcode::Rem => {
-                            let y = y & mk;
-                            if y == 0 {
-                                x
-                            } else if signed {
-                                sext(x, tb).wrapping_rem(sext(y, tb)) as u64
-                            } else {
-                                x % y
-                            }
-                        }
-                        Opcode::Abs => sext(x, tb).wrapping_abs() as u64,
-                        Opcode::Neg => sext(x, tb).wrapping_neg() as u64,
-                        Opcode::Min => {
-                            if signed {
-                                sext(x, tb).min(sext(y & mk, tb)) as u64
-                            } else {
-                                x.min(y & mk)
-                            }
-                        }
-                        Opcode::Max => {
-                            if signed {
-                                sext(x, tb).max(sext(y & mk, tb)) as u64
-                            } else {
-                                x.max(y & mk)
-                            }
-                        }
-                        Opcode::And => x & y,
-                        Opcode::Or => x | y,
-                        Opcode::Xor => x ^ y,
-                        Opcode::Not => !x,
-                        Opcode::Shl => {
-                            let s = y & 0xffff_ffff;
-                            if s >= u64::from(tb) { 0 } else { x << s }
-                        }
-                        Opcode::Shr => {
-                            let s = (y & 0xffff_ffff).min(u64::from(tb));
-                            if signed {
-                                (sext(x, tb) >> s.min(63)) as u64
-                            } else if s >= u64::from(tb) {
-                                0
-                            } else {
-                                x >> s
-                            }
-                        }
-                        Opcode::Popc => u64::from(x.count_ones()),
-                        Opcode::Clz => u64::from(x.leading_zeros() - (64 - tb)),
-                        Opcode::Brev => x.reverse_bits() >> (64 - tb),
-                        Opcode::Bfe => bfe(x, y as u32, get(w, c, l) as u32, tb, signed),
-                        Opcode::Bfi => {
-                            bfi(x, y & mk, get(w, c, l) as u32, get(w, dd, l) as u32, tb)
-                        }
-                        _ => x,
-                    };
-                    // popc/clz write a .u32 whatever their source type.
-                    let wt = if matches!(inst.op, Opcode::Popc | Opcode::Clz) {
-                        Type::U32
-                    } else if inst.op == Opcode::Mul && mods.mul == MulMode::Wide
-                        || inst.op == Opcode::Mad && mods.mul == MulMode::Wide
-                    {
-                        t.widened().unwrap_or(t)
-                    } else {
-                        t
-                    };
-                    put(w, dst, l, v, wt);
+                    }
+                    _ => {}
                 }
             }
         }
@@ -575,59 +638,72 @@ impl Exec<'_, '_, '_> {
     fn setp(&mut self, inst: &Inst, m: u64, a: Val, b: Val, c: Val) {
         let t = inst.ty;
         let tb = t.bits();
-        let p = Self::pred_dst(inst.dst);
-        let q = Self::pred_dst(inst.dst2);
         let ftz = inst.mods.has(flag::FTZ);
+        let cmp = inst.mods.cmp;
         let w = &mut *self.w;
-        for l in lanes(m) {
-            let x = get(w, a, l);
-            let y = get(w, b, l);
-            let r = match t.kind() {
-                TypeKind::Float => {
-                    let (x, y) = if tb == 32 {
+        let n = w.lanes as usize;
+        let mut s = std::mem::take(&mut w.scratch);
+        let (x, y) = s.split_at_mut(64);
+        let x: &mut [u64; 64] = x.try_into().expect("scratch");
+        let y: &mut [u64; 64] = (&mut y[..64]).try_into().expect("scratch");
+        fetch(w, a, n, x);
+        fetch(w, b, n, y);
+        // Comparison results of every lane as a mask (inactive lanes are
+        // computed too and masked off below).
+        let mut r = 0u64;
+        match t.kind() {
+            TypeKind::Float => {
+                for l in 0..n {
+                    let (fx, fy) = if tb == 32 {
                         let f = |v: u64| {
                             let f = f32::from_bits(v as u32);
                             f64::from(if ftz { ftz32(f) } else { f })
                         };
-                        (f(x), f(y))
+                        (f(x[l]), f(y[l]))
                     } else {
-                        (f64::from_bits(x), f64::from_bits(y))
+                        (f64::from_bits(x[l]), f64::from_bits(y[l]))
                     };
-                    cmp_float(inst.mods.cmp, x, y)
+                    r |= u64::from(cmp_float(cmp, fx, fy)) << l;
                 }
-                TypeKind::Signed => {
-                    cmp_int(inst.mods.cmp, sext(x, tb) as i128, sext(y, tb) as i128)
-                }
-                _ => cmp_int(
-                    inst.mods.cmp,
-                    i128::from(x & mask_bits(tb)),
-                    i128::from(y & mask_bits(tb)),
-                ),
-            };
-            let (pv, qv) = match inst.mods.bool_op {
-                None => (r, !r),
-                Some(op) => {
-                    let cv = get(w, c, l) & 1 == 1;
-                    let f = |v: bool| match op {
-                        BoolOp::And => v && cv,
-                        BoolOp::Or => v || cv,
-                        BoolOp::Xor => v ^ cv,
-                    };
-                    (f(r), f(!r))
-                }
-            };
-            if let Some(p) = p {
-                set_pred(w, p, l, pv);
             }
-            if let Some(q) = q {
-                set_pred(w, q, l, qv);
+            TypeKind::Signed => {
+                for l in 0..n {
+                    r |= u64::from(cmp_ord(cmp, sext(x[l], tb).cmp(&sext(y[l], tb)))) << l;
+                }
             }
+            _ => {
+                for l in 0..n {
+                    r |= u64::from(cmp_ord(cmp, x[l].cmp(&y[l]))) << l;
+                }
+            }
+        }
+        w.scratch = s;
+        let (pv, qv) = match inst.mods.bool_op {
+            None => (r, !r),
+            Some(op) => {
+                let mut cv = 0u64;
+                for l in lanes(m) {
+                    cv |= (get(w, c, l) & 1) << l;
+                }
+                let f = |v: u64| match op {
+                    BoolOp::And => v & cv,
+                    BoolOp::Or => v | cv,
+                    BoolOp::Xor => v ^ cv,
+                };
+                (f(r), f(!r))
+            }
+        };
+        if let Some(p) = Self::pred_dst(inst.dst) {
+            w.preds[p] = (w.preds[p] & !m) | (pv & m);
+        }
+        if let Some(q) = Self::pred_dst(inst.dst2) {
+            w.preds[q] = (w.preds[q] & !m) | (qv & m);
         }
     }
 
     /// `shfl.sync` (PTX ISA semantics, 32-lane segments).
     fn shfl(&mut self, m: u64) {
-        let inst = self.inst().clone();
+        let inst = self.inst();
         let a = self.val(inst.src[0]);
         let b = self.val(inst.src[1]);
         let c = self.val(inst.src[2]);
@@ -665,7 +741,7 @@ impl Exec<'_, '_, '_> {
 
     /// `vote.sync` and `activemask`.
     fn vote(&mut self, m: u64, active: u64) {
-        let inst = self.inst().clone();
+        let inst = self.inst();
         if inst.op == Opcode::Activemask {
             let dst = self.dst(inst.dst);
             for l in lanes(m) {
@@ -829,7 +905,7 @@ impl Exec<'_, '_, '_> {
 
     /// Loads, stores, atomics, waits.
     fn memory(&mut self, m: u64) -> Result<MemAccess, SimError> {
-        let inst = self.inst().clone();
+        let inst = self.inst();
         let t = inst.ty;
         let esize = t.bytes() as usize;
         let vec = usize::from(inst.mods.vec.max(1));
@@ -1042,14 +1118,17 @@ fn bfi(f: u64, b: u64, pos: u32, len: u32, bits: u32) -> u64 {
     d
 }
 
-fn cmp_int(op: CmpOp, a: i128, b: i128) -> bool {
+/// Integer comparison from an ordering (operands already signed or not).
+#[inline(always)]
+fn cmp_ord(op: CmpOp, o: std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
     match op {
-        CmpOp::Eq | CmpOp::Equ => a == b,
-        CmpOp::Ne | CmpOp::Neu => a != b,
-        CmpOp::Lt | CmpOp::Lo | CmpOp::Ltu => a < b,
-        CmpOp::Le | CmpOp::Ls | CmpOp::Leu => a <= b,
-        CmpOp::Gt | CmpOp::Hi | CmpOp::Gtu => a > b,
-        CmpOp::Ge | CmpOp::Hs | CmpOp::Geu => a >= b,
+        CmpOp::Eq | CmpOp::Equ => o == Equal,
+        CmpOp::Ne | CmpOp::Neu => o != Equal,
+        CmpOp::Lt | CmpOp::Lo | CmpOp::Ltu => o == Less,
+        CmpOp::Le | CmpOp::Ls | CmpOp::Leu => o != Greater,
+        CmpOp::Gt | CmpOp::Hi | CmpOp::Gtu => o == Greater,
+        CmpOp::Ge | CmpOp::Hs | CmpOp::Geu => o != Less,
         CmpOp::Num => true,
         CmpOp::Nan => false,
     }

@@ -163,48 +163,39 @@ pub fn run(
                 + u64::from(cfg.grid[0])
                     * (u64::from(cta.id[1]) + u64::from(cfg.grid[1]) * u64::from(cta.id[2]));
             for wi in 0..cta.warps.len() {
+                let w = &mut cta.warps[wi];
+                if w.done() || w.barrier.is_some() {
+                    continue;
+                }
+                let env = LaunchEnv {
+                    ctaid: cta.id,
+                    ntid: cfg.block,
+                    nctaid: cfg.grid,
+                    smid: (linear % u64::from(cfg.nsm.max(1))) as u32,
+                    nsmid: cfg.nsm.max(1),
+                    nwarpid: 64,
+                    clock: stats.warp_insts,
+                };
+                let mut cx = ExecCtx { kernel, info, global, shared: &mut cta.shared, params, env };
+                let mut released = false;
                 for _ in 0..cfg.quantum {
-                    let w = &mut cta.warps[wi];
                     if w.done() || w.barrier.is_some() {
                         break;
                     }
-                    let env = LaunchEnv {
-                        ctaid: cta.id,
-                        ntid: cfg.block,
-                        nctaid: cfg.grid,
-                        smid: (linear % u64::from(cfg.nsm.max(1))) as u32,
-                        nsmid: cfg.nsm.max(1),
-                        nwarpid: 64,
-                        clock: stats.warp_insts,
-                    };
-                    let mut cx = ExecCtx {
-                        kernel,
-                        info,
-                        global,
-                        shared: &mut cta.shared,
-                        params,
-                        env,
-                    };
+                    cx.env.clock = stats.warp_insts;
                     let d = exec(w, &mut cx)?;
                     while !w.pending_atomics.is_empty() {
-                        perform_atomic(w, global, &mut cta.shared);
+                        perform_atomic(w, cx.global, cx.shared);
                     }
                     stats.warp_insts += 1;
                     stats.thread_insts += u64::from(d.exec.count_ones());
                     progressed = true;
                     if let Some(t) = trace.as_mut() {
-                        t(&TraceEvent {
-                            cta: linear,
-                            ctaid: cta.id,
-                            warp: wi as u32,
-                            dyn_inst: &d,
-                        });
+                        t(&TraceEvent { cta: linear, ctaid: cta.id, warp: wi as u32, dyn_inst: &d });
                     }
                     if stats.warp_insts > cfg.step_limit {
                         let mut e = SimError::launch(&kernel.name, "");
-                        e.kind = SimErrorKind::StepLimit {
-                            limit: cfg.step_limit,
-                        };
+                        e.kind = SimErrorKind::StepLimit { limit: cfg.step_limit };
                         e.inst = Some(d.inst.0);
                         e.line = kernel.insts[d.inst.0 as usize].line;
                         e.cta = cta.id;
@@ -212,9 +203,12 @@ pub fn run(
                         return Err(e);
                     }
                     if d.barrier || d.exit {
-                        release_barriers(kernel, &mut cta.warps);
+                        released = true;
                         break;
                     }
+                }
+                if released {
+                    release_barriers(kernel, &mut cta.warps);
                 }
             }
         }

@@ -82,6 +82,9 @@ pub struct Warp {
     pub pending_atomics: VecDeque<PendingAtomic>,
     /// Warp instructions executed.
     pub executed: u64,
+    /// Operand buffers of the interpreter (3 × 64 lanes), kept to avoid
+    /// zeroing stack arrays on every instruction.
+    pub scratch: Vec<u64>,
 }
 
 impl Warp {
@@ -124,6 +127,7 @@ impl Warp {
             bar_red: 0,
             pending_atomics: VecDeque::new(),
             executed: 0,
+            scratch: vec![0; 3 * 64],
         }
     }
 

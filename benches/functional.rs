@@ -1,0 +1,66 @@
+//! Functional-only execution speed, in simulated warp instructions per
+//! second (criterion's "elements"). Target: at least 30 million warp
+//! instructions/s on one core.
+//!
+//! Kernels: FWT and SPMV-scalar through their real workloads (the manifests
+//! beside the PTX), plus a synthetic ALU loop that isolates the interpreter.
+
+use std::path::Path;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use gpusim::workload::host::{ArgValue, FunctionalHost, FunctionalOptions, Host};
+use gpusim::workload::runner::{prepare, run_functional};
+
+fn manifest_bench(c: &mut Criterion, name: &str, ptx: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let prepared = prepare(&root.join(ptx), None).unwrap_or_else(|_| panic!("prepare {ptx}"));
+    // One run to count instructions and make sure the check passes.
+    let r = run_functional(&prepared, &[], FunctionalOptions::default(), None).unwrap_or_else(|_| panic!("run {ptx}"));
+    assert!(r.check.passed(), "{ptx}: {}", r.check);
+    let mut g = c.benchmark_group("functional");
+    g.throughput(Throughput::Elements(r.warp_insts));
+    g.sample_size(10);
+    g.bench_function(name, |b| {
+        b.iter(|| run_functional(&prepared, &[], FunctionalOptions::default(), None).map(|r| r.warp_insts).unwrap_or(0))
+    });
+    g.finish();
+}
+
+fn synthetic(c: &mut Criterion) {
+    let src = ".version 7.0\n.target sm_70\n.address_size 64\n\
+        .visible .entry alu(.param .u64 out, .param .u32 iters)\n{\n\
+        .reg .pred %p<2>;\n.reg .b32 %r<8>;\n.reg .f32 %f<4>;\n.reg .b64 %rd<4>;\n\
+        ld.param.u32 %r1, [iters];\nmov.u32 %r2, %tid.x;\nmov.u32 %r3, 0;\nmov.f32 %f1, 0f3F800000;\n\
+        L:\nadd.s32 %r2, %r2, 3;\nxor.b32 %r4, %r2, %r3;\nmad.lo.s32 %r3, %r4, 5, %r2;\n\
+        fma.rn.f32 %f1, %f1, 0f3F000000, 0f3F800000;\nadd.s32 %r1, %r1, -1;\nsetp.ne.s32 %p1, %r1, 0;\n@%p1 bra L;\n\
+        ld.param.u64 %rd1, [out];\nmov.u32 %r5, %tid.x;\nmul.wide.u32 %rd2, %r5, 4;\nadd.s64 %rd3, %rd1, %rd2;\n\
+        st.global.u32 [%rd3], %r3;\nret;\n}\n";
+    let p = gpusim::compile(gpusim::SourceFile::new("alu.ptx", src)).expect("valid");
+    let iters = 1000u32;
+    let warps = 64u64; // 8 CTAs x 256 threads
+    let insts = warps * (4 + 7 * u64::from(iters) + 6);
+    let mut g = c.benchmark_group("functional");
+    g.throughput(Throughput::Elements(insts));
+    g.sample_size(10);
+    g.bench_function("alu_loop", |b| {
+        b.iter(|| {
+            let mut host = FunctionalHost::new(&p, 0, FunctionalOptions::default());
+            let out = host.alloc("out", 256 * 4);
+            host.launch(None, [8, 1, 1], [256, 1, 1], &[ArgValue::U64(out), ArgValue::U32(iters)]).expect("runs");
+            assert_eq!(host.stats.warp_insts, insts);
+        })
+    });
+    g.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    synthetic(c);
+    for (name, ptx) in [("fwt", "kernels/fwt.ptx"), ("spmv_scalar", "kernels/spmv_scalar.ptx")] {
+        if Path::new(env!("CARGO_MANIFEST_DIR")).join(ptx).with_extension("toml").exists() {
+            manifest_bench(c, name, ptx);
+        }
+    }
+}
+
+criterion_group!(functional, benches);
+criterion_main!(functional);
