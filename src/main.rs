@@ -145,8 +145,23 @@ fn main() -> ExitCode {
             let options = gpusim::workload::host::FunctionalOptions::default();
             match gpusim::workload::runner::run_functional(&prepared, &args, options, None) {
                 Ok(r) => {
-                    let k = prepared.program.kernel(prepared.entry);
-                    println!("kernel    {} ({})", k.name, prepared.program.file.name);
+                    let names: Vec<&str> = if prepared.entry_named {
+                        vec![prepared.program.kernel(prepared.entry).name.as_str()]
+                    } else {
+                        prepared
+                            .program
+                            .module
+                            .kernels
+                            .iter()
+                            .map(|k| k.name.as_str())
+                            .collect()
+                    };
+                    println!(
+                        "kernel{}   {} ({})",
+                        if names.len() == 1 { " " } else { "s" },
+                        names.join(", "),
+                        prepared.program.file.name
+                    );
                     println!(
                         "workload  {}: {} launch{}, {} CTAs",
                         prepared.manifest.manifest.workload,
@@ -196,7 +211,11 @@ fn main() -> ExitCode {
                 let inst = &p.kernel(k).insts[i];
                 // The active mask; when a guard disables lanes, also the
                 // lanes that executed.
-                let exec = if d.exec != d.active { format!(" exec {:08x}", d.exec) } else { String::new() };
+                let exec = if d.exec != d.active {
+                    format!(" exec {:08x}", d.exec)
+                } else {
+                    String::new()
+                };
                 let _ = writeln!(
                     out,
                     "{} cta {} warp {} pc {:#06x} mask {:08x} line {:4}  {}{}",

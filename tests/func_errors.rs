@@ -6,7 +6,8 @@ use gpusim::workload::host::{ArgValue, FunctionalHost, FunctionalOptions, Host, 
 const HEADER: &str = ".version 7.0\n.target sm_70\n.address_size 64\n";
 
 fn program(body: &str) -> gpusim::Program {
-    gpusim::compile(gpusim::SourceFile::new("t.ptx", format!("{HEADER}{body}"))).unwrap_or_else(|d| panic!("{d}"))
+    gpusim::compile(gpusim::SourceFile::new("t.ptx", format!("{HEADER}{body}")))
+        .unwrap_or_else(|d| panic!("{d}"))
 }
 
 #[test]
@@ -28,8 +29,17 @@ fn out_of_bounds_global_load_names_everything() {
     let mut host = FunctionalHost::new(&p, 0, FunctionalOptions::default());
     let input = upload(&mut host, "in", &[7u32; 40]).unwrap();
     let out = host.alloc("out", 64 * 4);
-    let err = host.launch(None, [1, 1, 1], [64, 1, 1], &[ArgValue::U64(input), ArgValue::U64(out)]).unwrap_err();
-    let gpusim::workload::WorkloadError::Sim(e) = err else { panic!("{err:?}") };
+    let err = host
+        .launch(
+            None,
+            [1, 1, 1],
+            [64, 1, 1],
+            &[ArgValue::U64(input), ArgValue::U64(out)],
+        )
+        .unwrap_err();
+    let gpusim::workload::WorkloadError::Sim(e) = err else {
+        panic!("{err:?}")
+    };
     // Warp 1 (threads 32..64): lane 8 is thread 40, the first past the end.
     assert_eq!(e.kernel, "oob");
     assert_eq!(e.inst, Some(5));
@@ -39,9 +49,20 @@ fn out_of_bounds_global_load_names_everything() {
     assert_eq!(e.lane, Some(8));
     assert_eq!(e.addr, Some(input + 160));
     let msg = e.to_string();
-    assert!(msg.starts_with("out-of-bounds global load of 4 bytes at address"), "{msg}");
-    assert!(msg.contains("0 bytes past the end of `in` (160 bytes at"), "{msg}");
-    assert!(msg.contains("in kernel `oob`, PC 0x28 (instruction 5, line 13"), "{msg}");
+    assert!(
+        msg.starts_with("out-of-bounds global load of 4 bytes at address"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("0 bytes past the end of `in` (160 bytes at"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(
+            "in kernel `oob`, PC 0x28 (instruction 5, line 13: `ld.global.u32 %r2, [%rd4];`)"
+        ),
+        "{msg}"
+    );
     assert!(msg.contains("CTA (0, 0, 0), warp 1, lane 8"), "{msg}");
     // Whatever warp 0 stored before the fault is a correct value.
     let got: Vec<u32> = download(&mut host, out, 32).unwrap();
@@ -55,11 +76,23 @@ fn shared_out_of_bounds_and_misaligned() {
          ld.param.u32 %r1, [off];\nmov.u32 %r2, buf;\nadd.u32 %r3, %r2, %r1;\nst.shared.u32 [%r3], %r1;\nret;\n}\n",
     );
     let mut host = FunctionalHost::new(&p, 0, FunctionalOptions::default());
-    let e = host.launch(None, [1, 1, 1], [32, 1, 1], &[ArgValue::U32(64)]).unwrap_err().to_string();
+    let e = host
+        .launch(None, [1, 1, 1], [32, 1, 1], &[ArgValue::U32(64)])
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("out-of-bounds shared store of 4 bytes at address 0x40 (the CTA has 64 bytes of shared memory)"), "{e}");
-    let e = host.launch(None, [1, 1, 1], [32, 1, 1], &[ArgValue::U32(2)]).unwrap_err().to_string();
-    assert!(e.starts_with("misaligned shared access of 4 bytes at address 0x2"), "{e}");
-    assert!(host.launch(None, [1, 1, 1], [32, 1, 1], &[ArgValue::U32(60)]).is_ok());
+    let e = host
+        .launch(None, [1, 1, 1], [32, 1, 1], &[ArgValue::U32(2)])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("misaligned shared access of 4 bytes at address 0x2"),
+        "{e}"
+    );
+    assert!(
+        host.launch(None, [1, 1, 1], [32, 1, 1], &[ArgValue::U32(60)])
+            .is_ok()
+    );
 }
 
 #[test]
@@ -70,27 +103,61 @@ fn barrier_deadlock_is_reported() {
          mov.u32 %r1, %tid.x;\nsetp.lt.u32 %p1, %r1, 32;\n@%p1 bra A;\nbar.sync 1;\nret;\nA:\nbar.sync 0;\nret;\n}\n",
     );
     let mut host = FunctionalHost::new(&p, 0, FunctionalOptions::default());
-    let e = host.launch(None, [1, 1, 1], [64, 1, 1], &[]).unwrap_err().to_string();
-    assert!(e.starts_with("deadlock: every live warp waits at a barrier that cannot complete"), "{e}");
+    let e = host
+        .launch(None, [1, 1, 1], [64, 1, 1], &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("deadlock: every live warp waits at a barrier that cannot complete"),
+        "{e}"
+    );
 }
 
 #[test]
 fn runaway_loops_hit_the_step_limit() {
     let p = program(".visible .entry spin()\n{\nL:\nbra.uni L;\n}\n");
-    let opts = FunctionalOptions { step_limit: 10_000, ..FunctionalOptions::default() };
+    let opts = FunctionalOptions {
+        step_limit: 10_000,
+        ..FunctionalOptions::default()
+    };
     let mut host = FunctionalHost::new(&p, 0, opts);
-    let e = host.launch(None, [1, 1, 1], [32, 1, 1], &[]).unwrap_err().to_string();
-    assert!(e.starts_with("stopped after 10000 warp instructions"), "{e}");
+    let e = host
+        .launch(None, [1, 1, 1], [32, 1, 1], &[])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("stopped after 10000 warp instructions"),
+        "{e}"
+    );
 }
 
 #[test]
 fn launch_argument_mismatches_are_errors() {
     let p = program(".visible .entry k(.param .u64 a, .param .f32 x)\n{\nret;\n}\n");
     let mut host = FunctionalHost::new(&p, 0, FunctionalOptions::default());
-    let e = host.launch(None, [1, 1, 1], [32, 1, 1], &[ArgValue::U64(0)]).unwrap_err().to_string();
+    let e = host
+        .launch(None, [1, 1, 1], [32, 1, 1], &[ArgValue::U64(0)])
+        .unwrap_err()
+        .to_string();
     assert_eq!(e, "kernel `k` takes 2 parameters, the workload passed 1");
-    let e = host.launch(None, [1, 1, 1], [32, 1, 1], &[ArgValue::U64(0), ArgValue::U32(1)]).unwrap_err().to_string();
+    let e = host
+        .launch(
+            None,
+            [1, 1, 1],
+            [32, 1, 1],
+            &[ArgValue::U64(0), ArgValue::U32(1)],
+        )
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("parameter `x` of `k` is `.f32`"), "{e}");
-    let e = host.launch(None, [1, 1, 1], [2048, 1, 1], &[ArgValue::U64(0), ArgValue::F32(1.0)]).unwrap_err().to_string();
+    let e = host
+        .launch(
+            None,
+            [1, 1, 1],
+            [2048, 1, 1],
+            &[ArgValue::U64(0), ArgValue::F32(1.0)],
+        )
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("2048 threads per CTA"), "{e}");
 }

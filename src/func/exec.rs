@@ -57,7 +57,11 @@ pub struct ExecCtx<'a> {
 /// The low `n` bits set (`1 <= n <= 64`; 0 gives 0).
 #[inline(always)]
 fn mask_bits(n: u32) -> u64 {
-    if n == 0 { 0 } else { u64::MAX >> (64 - n.min(64)) }
+    if n == 0 {
+        0
+    } else {
+        u64::MAX >> (64 - n.min(64))
+    }
 }
 
 /// Sign-extends the low `n` bits (`1 <= n <= 64`).
@@ -200,7 +204,16 @@ fn map2(w: &mut Warp, m: u64, a: Val, b: Val, d: Dst, t: Type, f: impl Fn(u64, u
 
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn map3(w: &mut Warp, m: u64, a: Val, b: Val, c: Val, d: Dst, t: Type, f: impl Fn(u64, u64, u64) -> u64) {
+fn map3(
+    w: &mut Warp,
+    m: u64,
+    a: Val,
+    b: Val,
+    c: Val,
+    d: Dst,
+    t: Type,
+    f: impl Fn(u64, u64, u64) -> u64,
+) {
     let n = w.lanes as usize;
     let mut s = std::mem::take(&mut w.scratch);
     let (x, rest) = s.split_at_mut(64);
@@ -331,7 +344,13 @@ pub fn exec(w: &mut Warp, cx: &mut ExecCtx<'_>) -> Result<DynInst, SimError> {
     };
     let op = inst.op;
     let kernel = cx.kernel;
-    let mut e = Exec { w, cx, kernel, pc, n };
+    let mut e = Exec {
+        w,
+        cx,
+        kernel,
+        pc,
+        n,
+    };
     match op {
         Opcode::Bra => {
             let target = inst.target().map_or(pc + 1, |t| t.0);
@@ -416,8 +435,16 @@ impl<'a> Exec<'_, '_, 'a> {
         let tb = t.bits();
         let a = self.val(inst.src[0]);
         let b = self.val(inst.src[1]);
-        let c = if inst.nsrc > 2 { self.val(inst.src[2]) } else { Val::Imm(0) };
-        let dd = if inst.nsrc > 3 { self.val(inst.src[3]) } else { Val::Imm(0) };
+        let c = if inst.nsrc > 2 {
+            self.val(inst.src[2])
+        } else {
+            Val::Imm(0)
+        };
+        let dd = if inst.nsrc > 3 {
+            self.val(inst.src[3])
+        } else {
+            Val::Imm(0)
+        };
         let mods = inst.mods;
         let ftz = mods.has(flag::FTZ);
         let sat = mods.has(flag::SAT);
@@ -502,7 +529,11 @@ impl<'a> Exec<'_, '_, 'a> {
                 }
             }
             (_, TypeKind::Float) if tb == 32 => {
-                let r = if mods.round == Round::None { Round::Rn } else { mods.round };
+                let r = if mods.round == Round::None {
+                    Round::Rn
+                } else {
+                    mods.round
+                };
                 let approx = mods.has(flag::APPROX);
                 let inp = move |x: u64| {
                     let v = f32::from_bits(x as u32);
@@ -520,17 +551,25 @@ impl<'a> Exec<'_, '_, 'a> {
                     Opcode::Add if plain => map2(w, m, a, b, dst, t, |x, y| u(f(x) + f(y))),
                     Opcode::Sub if plain => map2(w, m, a, b, dst, t, |x, y| u(f(x) - f(y))),
                     Opcode::Mul if plain => map2(w, m, a, b, dst, t, |x, y| u(f(x) * f(y))),
-                    Opcode::Mad | Opcode::Fma if plain => map3(w, m, a, b, c, dst, t, |x, y, z| u(f(x).mul_add(f(y), f(z)))),
+                    Opcode::Mad | Opcode::Fma if plain => {
+                        map3(w, m, a, b, c, dst, t, |x, y, z| u(f(x).mul_add(f(y), f(z))))
+                    }
                     Opcode::Add => map2(w, m, a, b, dst, t, |x, y| out(add32(inp(x), inp(y), r))),
                     Opcode::Sub => map2(w, m, a, b, dst, t, |x, y| out(add32(inp(x), -inp(y), r))),
                     Opcode::Mul => map2(w, m, a, b, dst, t, |x, y| out(mul32(inp(x), inp(y), r))),
-                    Opcode::Mad | Opcode::Fma => {
-                        map3(w, m, a, b, c, dst, t, |x, y, z| out(fma32(inp(x), inp(y), inp(z), r)))
+                    Opcode::Mad | Opcode::Fma => map3(w, m, a, b, c, dst, t, |x, y, z| {
+                        out(fma32(inp(x), inp(y), inp(z), r))
+                    }),
+                    Opcode::Div if approx => {
+                        map2(w, m, a, b, dst, t, |x, y| out(inp(x) * (1.0 / inp(y))))
                     }
-                    Opcode::Div if approx => map2(w, m, a, b, dst, t, |x, y| out(inp(x) * (1.0 / inp(y)))),
                     Opcode::Div => map2(w, m, a, b, dst, t, |x, y| out(div32(inp(x), inp(y), r))),
-                    Opcode::Abs => map1(w, m, a, dst, t, |x| out(f32::from_bits(inp(x).to_bits() & 0x7fff_ffff))),
-                    Opcode::Neg => map1(w, m, a, dst, t, |x| out(f32::from_bits(inp(x).to_bits() ^ 0x8000_0000))),
+                    Opcode::Abs => map1(w, m, a, dst, t, |x| {
+                        out(f32::from_bits(inp(x).to_bits() & 0x7fff_ffff))
+                    }),
+                    Opcode::Neg => map1(w, m, a, dst, t, |x| {
+                        out(f32::from_bits(inp(x).to_bits() ^ 0x8000_0000))
+                    }),
                     Opcode::Min => map2(w, m, a, b, dst, t, |x, y| out(min32(inp(x), inp(y)))),
                     Opcode::Max => map2(w, m, a, b, dst, t, |x, y| out(max32(inp(x), inp(y)))),
                     Opcode::Sqrt if approx => map1(w, m, a, dst, t, |x| out(inp(x).sqrt())),
@@ -546,14 +585,20 @@ impl<'a> Exec<'_, '_, 'a> {
                 }
             }
             (_, TypeKind::Float) => {
-                let r = if mods.round == Round::None { Round::Rn } else { mods.round };
+                let r = if mods.round == Round::None {
+                    Round::Rn
+                } else {
+                    mods.round
+                };
                 let f = f64::from_bits;
                 let out = move |v: f64| if sat { sat64(v) } else { v }.to_bits();
                 match inst.op {
                     Opcode::Add => map2(w, m, a, b, dst, t, |x, y| out(add64(f(x), f(y), r))),
                     Opcode::Sub => map2(w, m, a, b, dst, t, |x, y| out(add64(f(x), -f(y), r))),
                     Opcode::Mul => map2(w, m, a, b, dst, t, |x, y| out(mul64(f(x), f(y), r))),
-                    Opcode::Mad | Opcode::Fma => map3(w, m, a, b, c, dst, t, |x, y, z| out(fma64(f(x), f(y), f(z), r))),
+                    Opcode::Mad | Opcode::Fma => map3(w, m, a, b, c, dst, t, |x, y, z| {
+                        out(fma64(f(x), f(y), f(z), r))
+                    }),
                     Opcode::Div => map2(w, m, a, b, dst, t, |x, y| out(div64(f(x), f(y), r))),
                     Opcode::Abs => map1(w, m, a, dst, t, |x| out(f64::from_bits(x & !(1 << 63)))),
                     Opcode::Neg => map1(w, m, a, dst, t, |x| out(f64::from_bits(x ^ (1 << 63)))),
@@ -574,37 +619,66 @@ impl<'a> Exec<'_, '_, 'a> {
                 let sx = move |v: u64| sext(v, tb);
                 let wide = t.widened().unwrap_or(t);
                 match inst.op {
-                    Opcode::Add if sat && signed => map2(w, m, a, b, dst, t, |x, y| sat_or_wrap(x, y, tb, true, true, true)),
+                    Opcode::Add if sat && signed => map2(w, m, a, b, dst, t, |x, y| {
+                        sat_or_wrap(x, y, tb, true, true, true)
+                    }),
                     Opcode::Add => map2(w, m, a, b, dst, t, |x, y| x.wrapping_add(y)),
-                    Opcode::Sub if sat && signed => map2(w, m, a, b, dst, t, |x, y| sat_or_wrap(x, y, tb, true, true, false)),
+                    Opcode::Sub if sat && signed => map2(w, m, a, b, dst, t, |x, y| {
+                        sat_or_wrap(x, y, tb, true, true, false)
+                    }),
                     Opcode::Sub => map2(w, m, a, b, dst, t, |x, y| x.wrapping_sub(y)),
-                    Opcode::Mul if mods.mul == MulMode::Lo => map2(w, m, a, b, dst, t, |x, y| x.wrapping_mul(y)),
+                    Opcode::Mul if mods.mul == MulMode::Lo => {
+                        map2(w, m, a, b, dst, t, |x, y| x.wrapping_mul(y))
+                    }
                     Opcode::Mul => {
                         let wt = if mods.mul == MulMode::Wide { wide } else { t };
-                        map2(w, m, a, b, dst, wt, |x, y| mul_part(x, y, tb, signed, mods.mul))
+                        map2(w, m, a, b, dst, wt, |x, y| {
+                            mul_part(x, y, tb, signed, mods.mul)
+                        })
                     }
                     Opcode::Mad if mods.mul == MulMode::Lo => {
-                        map3(w, m, a, b, c, dst, t, |x, y, z| x.wrapping_mul(y).wrapping_add(z))
+                        map3(w, m, a, b, c, dst, t, |x, y, z| {
+                            x.wrapping_mul(y).wrapping_add(z)
+                        })
                     }
                     Opcode::Mad if mods.mul == MulMode::Hi && sat && signed && tb == 32 => {
                         map3(w, m, a, b, c, dst, t, |x, y, z| {
                             let p = mul_part(x, y, tb, true, MulMode::Hi);
-                            (sext(p, 32) + sext(z, 32)).clamp(i32::MIN as i64, i32::MAX as i64) as u64
+                            (sext(p, 32) + sext(z, 32)).clamp(i32::MIN as i64, i32::MAX as i64)
+                                as u64
                         })
                     }
                     Opcode::Mad => {
                         let wt = if mods.mul == MulMode::Wide { wide } else { t };
-                        map3(w, m, a, b, c, dst, wt, |x, y, z| mul_part(x, y, tb, signed, mods.mul).wrapping_add(z))
+                        map3(w, m, a, b, c, dst, wt, |x, y, z| {
+                            mul_part(x, y, tb, signed, mods.mul).wrapping_add(z)
+                        })
                     }
-                    Opcode::Div if signed => map2(w, m, a, b, dst, t, |x, y| if y == 0 { mk } else { sx(x).wrapping_div(sx(y)) as u64 }),
+                    Opcode::Div if signed => map2(w, m, a, b, dst, t, |x, y| {
+                        if y == 0 {
+                            mk
+                        } else {
+                            sx(x).wrapping_div(sx(y)) as u64
+                        }
+                    }),
                     Opcode::Div => map2(w, m, a, b, dst, t, |x, y| if y == 0 { mk } else { x / y }),
-                    Opcode::Rem if signed => map2(w, m, a, b, dst, t, |x, y| if y == 0 { x } else { sx(x).wrapping_rem(sx(y)) as u64 }),
+                    Opcode::Rem if signed => map2(w, m, a, b, dst, t, |x, y| {
+                        if y == 0 {
+                            x
+                        } else {
+                            sx(x).wrapping_rem(sx(y)) as u64
+                        }
+                    }),
                     Opcode::Rem => map2(w, m, a, b, dst, t, |x, y| if y == 0 { x } else { x % y }),
                     Opcode::Abs => map1(w, m, a, dst, t, |x| sx(x).wrapping_abs() as u64),
                     Opcode::Neg => map1(w, m, a, dst, t, |x| sx(x).wrapping_neg() as u64),
-                    Opcode::Min if signed => map2(w, m, a, b, dst, t, |x, y| sx(x).min(sx(y)) as u64),
+                    Opcode::Min if signed => {
+                        map2(w, m, a, b, dst, t, |x, y| sx(x).min(sx(y)) as u64)
+                    }
                     Opcode::Min => map2(w, m, a, b, dst, t, |x, y| x.min(y)),
-                    Opcode::Max if signed => map2(w, m, a, b, dst, t, |x, y| sx(x).max(sx(y)) as u64),
+                    Opcode::Max if signed => {
+                        map2(w, m, a, b, dst, t, |x, y| sx(x).max(sx(y)) as u64)
+                    }
                     Opcode::Max => map2(w, m, a, b, dst, t, |x, y| x.max(y)),
                     Opcode::And => map2(w, m, a, b, dst, t, |x, y| x & y),
                     Opcode::Or => map2(w, m, a, b, dst, t, |x, y| x | y),
@@ -614,18 +688,30 @@ impl<'a> Exec<'_, '_, 'a> {
                         let s = y & 0xffff_ffff;
                         if s >= u64::from(tb) { 0 } else { x << s }
                     }),
-                    Opcode::Shr if signed => map2(w, m, a, b, dst, t, |x, y| (sx(x) >> (y & 0xffff_ffff).min(63)) as u64),
+                    Opcode::Shr if signed => map2(w, m, a, b, dst, t, |x, y| {
+                        (sx(x) >> (y & 0xffff_ffff).min(63)) as u64
+                    }),
                     Opcode::Shr => map2(w, m, a, b, dst, t, |x, y| {
                         let s = y & 0xffff_ffff;
                         if s >= u64::from(tb) { 0 } else { x >> s }
                     }),
                     Opcode::Popc => map1(w, m, a, dst, Type::U32, |x| u64::from(x.count_ones())),
-                    Opcode::Clz => map1(w, m, a, dst, Type::U32, |x| u64::from(x.leading_zeros() - (64 - tb))),
+                    Opcode::Clz => map1(w, m, a, dst, Type::U32, |x| {
+                        u64::from(x.leading_zeros() - (64 - tb))
+                    }),
                     Opcode::Brev => map1(w, m, a, dst, t, |x| x.reverse_bits() >> (64 - tb)),
-                    Opcode::Bfe => map3(w, m, a, b, c, dst, t, |x, y, z| bfe(x, y as u32, z as u32, tb, signed)),
+                    Opcode::Bfe => map3(w, m, a, b, c, dst, t, |x, y, z| {
+                        bfe(x, y as u32, z as u32, tb, signed)
+                    }),
                     Opcode::Bfi => {
                         for l in lanes(m) {
-                            let v = bfi(get(w, a, l), get(w, b, l), get(w, c, l) as u32, get(w, dd, l) as u32, tb);
+                            let v = bfi(
+                                get(w, a, l),
+                                get(w, b, l),
+                                get(w, c, l) as u32,
+                                get(w, dd, l) as u32,
+                                tb,
+                            );
                             put(w, dst, l, v, t);
                         }
                     }

@@ -176,7 +176,14 @@ pub fn run(
                     nwarpid: 64,
                     clock: stats.warp_insts,
                 };
-                let mut cx = ExecCtx { kernel, info, global, shared: &mut cta.shared, params, env };
+                let mut cx = ExecCtx {
+                    kernel,
+                    info,
+                    global,
+                    shared: &mut cta.shared,
+                    params,
+                    env,
+                };
                 let mut released = false;
                 for _ in 0..cfg.quantum {
                     if w.done() || w.barrier.is_some() {
@@ -191,11 +198,18 @@ pub fn run(
                     stats.thread_insts += u64::from(d.exec.count_ones());
                     progressed = true;
                     if let Some(t) = trace.as_mut() {
-                        t(&TraceEvent { cta: linear, ctaid: cta.id, warp: wi as u32, dyn_inst: &d });
+                        t(&TraceEvent {
+                            cta: linear,
+                            ctaid: cta.id,
+                            warp: wi as u32,
+                            dyn_inst: &d,
+                        });
                     }
                     if stats.warp_insts > cfg.step_limit {
                         let mut e = SimError::launch(&kernel.name, "");
-                        e.kind = SimErrorKind::StepLimit { limit: cfg.step_limit };
+                        e.kind = SimErrorKind::StepLimit {
+                            limit: cfg.step_limit,
+                        };
                         e.inst = Some(d.inst.0);
                         e.line = kernel.insts[d.inst.0 as usize].line;
                         e.cta = cta.id;

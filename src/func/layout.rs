@@ -5,7 +5,7 @@
 use crate::analysis::KernelAnalysis;
 use crate::func::dyninst::OpClass;
 use crate::func::simt_stack::NO_RPC;
-use crate::ir::{InstId, Kernel, Space};
+use crate::ir::{InstId, Kernel, RegRef, Space};
 
 /// Precomputed per-kernel data for execution.
 #[derive(Clone, Debug)]
@@ -25,6 +25,10 @@ pub struct KernelInfo {
     pub shared_dynamic_base: u64,
     /// Bytes of local memory per thread.
     pub local_size: u32,
+    /// Registers each instruction reads (for the timing model's scoreboard).
+    pub reads: Vec<Vec<RegRef>>,
+    /// Registers each instruction writes.
+    pub writes: Vec<Vec<RegRef>>,
 }
 
 impl KernelInfo {
@@ -78,6 +82,8 @@ impl KernelInfo {
             shared_static: shared,
             shared_dynamic_base: dyn_base,
             local_size: local.next_multiple_of(8) as u32,
+            reads: kernel.insts.iter().map(|i| i.reads()).collect(),
+            writes: kernel.insts.iter().map(|i| i.writes()).collect(),
         }
     }
 }

@@ -873,10 +873,129 @@ mod tests {
     use super::*;
 
     #[test]
+    fn reads_and_writes() {
+        let r = |n| Operand::Reg(RegId(n));
+        let mut i = Inst {
+            op: Opcode::St,
+            ty: Type::F32,
+            ty2: Type::F32,
+            mods: Mods::default(),
+            guard: Some(Guard {
+                pred: PredId(2),
+                negate: true,
+            }),
+            dst: Operand::None,
+            dst2: Operand::None,
+            src: [
+                Operand::Addr(Address {
+                    base: AddrBase::Reg(RegId(5)),
+                    offset: 4,
+                }),
+                Operand::Vector {
+                    regs: [Some(RegId(1)), None, Some(RegId(3)), None],
+                    len: 4,
+                },
+                Operand::None,
+                Operand::None,
+            ],
+            nsrc: 2,
+            span: crate::ptx::diagnostics::Span::default(),
+            line: 1,
+        };
+        assert_eq!(
+            i.reads(),
+            vec![
+                RegRef::Reg(RegId(1)),
+                RegRef::Reg(RegId(3)),
+                RegRef::Reg(RegId(5)),
+                RegRef::Pred(PredId(2))
+            ]
+        );
+        assert!(i.writes().is_empty());
+        i.op = Opcode::Setp;
+        i.guard = None;
+        i.dst = Operand::Pred {
+            id: PredId(0),
+            negate: false,
+        };
+        i.dst2 = Operand::Pred {
+            id: PredId(1),
+            negate: false,
+        };
+        i.src = [r(7), Operand::Imm(3), Operand::None, Operand::None];
+        assert_eq!(i.reads(), vec![RegRef::Reg(RegId(7))]);
+        assert_eq!(
+            i.writes(),
+            vec![RegRef::Pred(PredId(0)), RegRef::Pred(PredId(1))]
+        );
+    }
+
+    #[test]
     fn opcode_names_round_trip() {
         for (name, op) in Opcode::ALL {
             assert_eq!(Opcode::from_name(name), Some(*op), "{name}");
         }
         assert_eq!(Opcode::from_name("mvo"), None);
+    }
+}
+
+/// A register or predicate an instruction reads or writes (what a
+/// scoreboard tracks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RegRef {
+    /// A data register.
+    Reg(RegId),
+    /// A predicate register.
+    Pred(PredId),
+}
+
+impl Inst {
+    /// Registers and predicates this instruction reads: guard, sources,
+    /// address bases, vector elements of stores, and the destination of
+    /// `setp`/`mov.pred` forms that keep inactive lanes (none: writes are
+    /// masked per lane, which a scoreboard treats as a write).
+    pub fn reads(&self) -> Vec<RegRef> {
+        let mut out = Vec::new();
+        if let Some(g) = self.guard {
+            out.push(RegRef::Pred(g.pred));
+        }
+        for o in self.srcs() {
+            operand_regs(o, &mut out);
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Registers and predicates this instruction writes.
+    pub fn writes(&self) -> Vec<RegRef> {
+        let mut out = Vec::new();
+        for o in [&self.dst, &self.dst2] {
+            match o {
+                Operand::Addr(_) => {}
+                o => operand_regs(o, &mut out),
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+}
+
+fn operand_regs(o: &Operand, out: &mut Vec<RegRef>) {
+    match *o {
+        Operand::Reg(r) => out.push(RegRef::Reg(r)),
+        Operand::Pred { id, .. } => out.push(RegRef::Pred(id)),
+        Operand::Addr(Address {
+            base: AddrBase::Reg(r),
+            ..
+        }) => out.push(RegRef::Reg(r)),
+        Operand::Vector { regs, len } => out.extend(
+            regs[..len as usize]
+                .iter()
+                .flatten()
+                .map(|&r| RegRef::Reg(r)),
+        ),
+        _ => {}
     }
 }

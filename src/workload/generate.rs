@@ -418,7 +418,10 @@ pub fn matmul_input(n: usize, seed: u64) -> (Vec<f32>, Vec<f32>) {
 /// reads them as `bytes / 4` little-endian words, so `bytes` must be a
 /// multiple of 4 (asserted).
 pub fn histogram256_input(n_bytes: usize, seed: u64) -> Vec<u8> {
-    assert!(n_bytes.is_multiple_of(4), "histogram256 reads whole 32-bit words");
+    assert!(
+        n_bytes.is_multiple_of(4),
+        "histogram256 reads whole 32-bit words"
+    );
     bytes(n_bytes, stream_seed(seed, 0))
 }
 

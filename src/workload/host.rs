@@ -184,7 +184,7 @@ pub type TraceFn<'a> = Box<dyn FnMut(&Program, usize, &TraceEvent<'_>) + 'a>;
 /// The functional-only host: global memory plus the interpreter.
 pub struct FunctionalHost<'p> {
     program: &'p Program,
-    default_entry: usize,
+    default_entry: Option<usize>,
     /// Global memory.
     pub global: GlobalMemory,
     module_vars: HashMap<String, u64>,
@@ -225,7 +225,7 @@ impl<'p> FunctionalHost<'p> {
         let infos = vec![None; program.module.kernels.len()];
         FunctionalHost {
             program,
-            default_entry,
+            default_entry: Some(default_entry),
             global,
             module_vars,
             infos,
@@ -234,6 +234,13 @@ impl<'p> FunctionalHost<'p> {
             options,
             trace: None,
         }
+    }
+
+    /// Makes every launch name its kernel: a launch with `entry = None`
+    /// becomes an error (for modules with several entries whose manifest
+    /// names none, e.g. `fwt.ptx`, where guessing would hide a bug).
+    pub fn require_named_entries(&mut self) {
+        self.default_entry = None;
     }
 
     /// Observes every executed instruction.
@@ -311,7 +318,21 @@ impl Host for FunctionalHost<'_> {
         args: &[ArgValue],
     ) -> Result<(), WorkloadError> {
         let k = match entry {
-            None => self.default_entry,
+            None => self.default_entry.ok_or_else(|| {
+                let names: Vec<String> = self
+                    .program
+                    .module
+                    .kernels
+                    .iter()
+                    .map(|k| format!("`{}`", k.name))
+                    .collect();
+                WorkloadError::Host(format!(
+                    "`{}` defines several kernels ({}) and the manifest names no entry: \
+                     the workload must name the kernel it launches",
+                    self.program.file.name,
+                    names.join(", ")
+                ))
+            })?,
             Some(name) => self
                 .program
                 .module
@@ -365,7 +386,13 @@ impl Host for FunctionalHost<'_> {
             ),
         };
         self.trace = tr;
-        let s = result?;
+        let s = result.map_err(|mut e| {
+            // The interpreter knows instruction ids; the program knows the text.
+            if let Some(i) = e.inst {
+                e.text = program.inst_text(k, i as usize);
+            }
+            e
+        })?;
         self.stats.warp_insts += s.warp_insts;
         self.stats.thread_insts += s.thread_insts;
         self.stats.ctas += s.ctas;

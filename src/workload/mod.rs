@@ -12,7 +12,6 @@ pub mod host;
 pub mod manifest;
 pub mod reference;
 pub mod registry;
-pub mod rng;
 pub mod runner;
 
 pub use check::Check;

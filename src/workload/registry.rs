@@ -8,10 +8,39 @@ use crate::workload::{Launch, Workload};
 /// A constructor: reads its arguments, returns the workload.
 pub type Constructor = fn(&mut Args, Launch) -> Result<Box<dyn Workload>, WorkloadError>;
 
-/// Every workload, by manifest name.
-pub const WORKLOADS: &[(&str, Constructor)] = &[("vector_add", |a, l| {
-    Ok(Box::new(drivers::vector_add::VectorAdd::new(a, l)?))
-})];
+/// Every workload, by manifest name (the `workload = "…"` of
+/// `kernels/*.toml`); see [`drivers`] for what each checks.
+pub const WORKLOADS: &[(&str, Constructor)] = &[
+    ("bfs", |a, l| Ok(Box::new(drivers::bfs::Bfs::new(a, l)?))),
+    ("fwt", |a, l| Ok(Box::new(drivers::fwt::Fwt::new(a, l)?))),
+    ("gather", |a, l| {
+        Ok(Box::new(drivers::gather::Gather::new(a, l)?))
+    }),
+    ("histogram256", |a, l| {
+        Ok(Box::new(drivers::histogram256::Histogram256::new(a, l)?))
+    }),
+    ("kmeans", |a, l| {
+        Ok(Box::new(drivers::kmeans::Kmeans::new(a, l)?))
+    }),
+    ("matmul", |a, l| {
+        Ok(Box::new(drivers::matmul::Matmul::new(a, l)?))
+    }),
+    ("scalar_product", |a, l| {
+        Ok(Box::new(drivers::scalar_product::ScalarProduct::new(a, l)?))
+    }),
+    ("spmv_scalar", |a, l| {
+        Ok(Box::new(drivers::spmv_scalar::SpmvScalar::new(a, l)?))
+    }),
+    ("spmv_vector", |a, l| {
+        Ok(Box::new(drivers::spmv_vector::SpmvVector::new(a, l)?))
+    }),
+    ("stencil2d", |a, l| {
+        Ok(Box::new(drivers::stencil2d::Stencil2d::new(a, l)?))
+    }),
+    ("vector_add", |a, l| {
+        Ok(Box::new(drivers::vector_add::VectorAdd::new(a, l)?))
+    }),
+];
 
 /// Builds workload `name` from its arguments; unknown names and unknown
 /// arguments are errors.

@@ -38,8 +38,14 @@ pub struct Prepared {
     pub manifest: LoadedManifest,
     /// The compiled PTX.
     pub program: Program,
-    /// Index of the manifest's entry.
+    /// Index of the manifest's entry (the only kernel when the manifest
+    /// names none; the first kernel when the module has several and the
+    /// manifest names none, see [`Prepared::entry_named`]).
     pub entry: usize,
+    /// False when the module defines several kernels and the manifest names
+    /// none: the workload then names every kernel it launches (FWT, BFS),
+    /// and a launch without a name is an error rather than a guess.
+    pub entry_named: bool,
 }
 
 /// Loads the manifest for `path` (a `.toml`, or a `.ptx` with its manifest
@@ -57,11 +63,16 @@ pub fn prepare(path: &Path, launch: Option<&Path>) -> Result<Prepared, RunError>
         manifest.ptx_path()
     };
     let program = crate::program::load(&ptx)?;
-    let entry = program.entry(manifest.manifest.entry.as_deref())?;
+    let (entry, entry_named) = match manifest.manifest.entry.as_deref() {
+        // Several entries and none named: the workload picks per launch.
+        None if program.module.kernels.len() > 1 => (0, false),
+        name => (program.entry(name)?, true),
+    };
     Ok(Prepared {
         manifest,
         program,
         entry,
+        entry_named,
     })
 }
 
@@ -99,6 +110,9 @@ pub fn run_functional(
     };
     let mut workload = registry::create(&m.workload, &mut args, launch)?;
     let mut host = FunctionalHost::new(&p.program, p.entry, options);
+    if !p.entry_named {
+        host.require_named_entries();
+    }
     if let Some(t) = trace {
         host.set_trace(t);
     }

@@ -1,3 +1,129 @@
 //! Host programs of the shipped kernels, one file each.
+//!
+//! | manifest `workload` | driver | kernel(s) | checks |
+//! |---|---|---|---|
+//! | `vector_add` | [`vector_add::VectorAdd`] | `vector_add` | `c` exact |
+//! | `spmv_scalar` | [`spmv_scalar::SpmvScalar`] | `spmv_csr_scalar_kernel` | `out` exact |
+//! | `spmv_vector` | [`spmv_vector::SpmvVector`] | `spmv_csr_vector_kernel` | `out` exact (and rel 1e-5 of the sequential sum) |
+//! | `fwt` | [`fwt::Fwt`] | `fwtBatch2Kernel`, `fwtBatch1Kernel` | `d_Kernel`, `d_Data` exact |
+//! | `scalar_product` | [`scalar_product::ScalarProduct`] | `scalarProdGPU` | `d_C` exact |
+//! | `matmul` | [`matmul::Matmul`] | `matmul_tiled` | `C` exact |
+//! | `histogram256` | [`histogram256::Histogram256`] | `histogram256` | `d_Histogram` exact |
+//! | `stencil2d` | [`stencil2d::Stencil2d`] | `stencil2d` | the result buffer exact |
+//! | `bfs` | [`bfs::Bfs`] | `bfs_kernel`, `bfs_kernel2` | `cost` exact, `rounds` exact |
+//! | `kmeans` | [`kmeans::Kmeans`] | `kmeansPoint` | `membership` exact |
+//! | `gather` | [`gather::Gather`] | `pointer_chase` | `out` exact |
+//!
+//! Inputs come from [`crate::workload::generate`]'s `*_input` builders and
+//! expected outputs from [`crate::workload::reference`], whose functions
+//! reproduce each kernel's floating-point operations in the kernel's order,
+//! so float outputs are compared exactly too. Output buffers the kernel
+//! must overwrite completely are pre-filled with a sentinel (NaN for
+//! floats, `i32::MIN` for integers), so an element the kernel fails to
+//! write is a mismatch rather than a lucky zero.
 
+pub mod bfs;
+pub mod fwt;
+pub mod gather;
+pub mod histogram256;
+pub mod kmeans;
+pub mod matmul;
+pub mod scalar_product;
+pub mod spmv_scalar;
+pub mod spmv_vector;
+pub mod stencil2d;
 pub mod vector_add;
+
+use crate::workload::Launch;
+use crate::workload::args::Args;
+use crate::workload::host::WorkloadError;
+
+/// Most threads a CTA may have (CUDA's limit).
+const MAX_BLOCK_THREADS: u64 = 1024;
+
+/// `v` as a kernel `int`, or an argument error naming `what`.
+fn int_arg(what: &str, v: u64) -> Result<i32, WorkloadError> {
+    i32::try_from(v).map_err(|_| {
+        WorkloadError::Args(format!(
+            "{what} = {v} does not fit the kernel's `int` (at most {})",
+            i32::MAX
+        ))
+    })
+}
+
+/// A finite, non-negative float argument.
+fn nonneg_f64(args: &mut Args, key: &str, default: f64) -> Result<f64, WorkloadError> {
+    let v = args.f64(key, default)?;
+    if v.is_finite() && v >= 0.0 {
+        Ok(v)
+    } else {
+        Err(WorkloadError::Args(format!(
+            "`{key}` = {v} must be a finite number >= 0"
+        )))
+    }
+}
+
+fn shape(v: [u32; 3]) -> String {
+    format!("[{}, {}, {}]", v[0], v[1], v[2])
+}
+
+/// The manifest's block, or `[default, 1, 1]`; must be 1-D with at most
+/// 1024 threads.
+fn block_1d(kernel: &str, launch: &Launch, default: u32) -> Result<[u32; 3], WorkloadError> {
+    let b = launch.block_or([default, 1, 1]);
+    if b[1] != 1 || b[2] != 1 || b[0] == 0 || u64::from(b[0]) > MAX_BLOCK_THREADS {
+        return Err(WorkloadError::Args(format!(
+            "{kernel} needs a 1-D block [x, 1, 1] with 1 <= x <= {MAX_BLOCK_THREADS}, got {}",
+            shape(b)
+        )));
+    }
+    Ok(b)
+}
+
+/// A fixed 2-D block (the kernel's tile size).
+fn block_fixed(
+    kernel: &str,
+    launch: &Launch,
+    required: [u32; 3],
+) -> Result<[u32; 3], WorkloadError> {
+    let b = launch.block_or(required);
+    if b != required {
+        return Err(WorkloadError::Args(format!(
+            "{kernel} needs block {} (its tile size is fixed), got {}",
+            shape(required),
+            shape(b)
+        )));
+    }
+    Ok(b)
+}
+
+/// The manifest's grid, or `[ceil(threads / block_x), 1, 1]`; must be 1-D
+/// and, when `threads` is `Some((why, t))`, run at least `t` threads.
+fn grid_1d(
+    kernel: &str,
+    launch: &Launch,
+    block_x: u32,
+    threads: Option<(&str, u64)>,
+) -> Result<[u32; 3], WorkloadError> {
+    let need = threads.map_or(1, |(_, t)| t.div_ceil(u64::from(block_x)).max(1));
+    let default = u32::try_from(need).map_err(|_| {
+        WorkloadError::Args(format!("{kernel}: {need} CTAs are more than a grid holds"))
+    })?;
+    let g = launch.grid_or([default, 1, 1]);
+    if g[1] != 1 || g[2] != 1 || g[0] == 0 {
+        return Err(WorkloadError::Args(format!(
+            "{kernel} needs a 1-D grid [x, 1, 1] with x >= 1, got {}",
+            shape(g)
+        )));
+    }
+    if let Some((what, t)) = threads
+        && u64::from(g[0]) * u64::from(block_x) < t
+    {
+        return Err(WorkloadError::Args(format!(
+            "grid {} x block [{block_x}, 1, 1] runs {} threads, but {kernel} needs {t} ({what}): use grid [{need}, 1, 1]",
+            shape(g),
+            u64::from(g[0]) * u64::from(block_x)
+        )));
+    }
+    Ok(g)
+}

@@ -1,12 +1,17 @@
-//! `vector_add`: `c[i] = a[i] + b[i]` over `n` floats.
+//! `vector_add`: `c[i] = a[i] + b[i]` over `n` floats (`vector_add.ptx`).
+//!
+//! Inputs: [`generate::vector_add_input`]; check: `c` exactly against
+//! [`reference::vector_add`] (one IEEE addition per element).
 
+use super::{block_1d, grid_1d};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::host::{ArgValue, Host, WorkloadError, download, upload};
-use crate::workload::rng::Rng;
-use crate::workload::{Launch, Workload};
+use crate::workload::{Launch, Workload, generate, reference};
 
-/// The workload.
+const KERNEL: &str = "vector_add";
+
+/// The `vector_add` workload.
 pub struct VectorAdd {
     n: u32,
     seed: u64,
@@ -14,27 +19,39 @@ pub struct VectorAdd {
 }
 
 impl VectorAdd {
-    /// Reads `n` (default 65536) and `seed`.
+    /// Reads `n` (default 65536) and `seed` (default 1). Block: the
+    /// manifest's (1-D) or 256 threads; grid: the manifest's, which must
+    /// cover `n` threads, or `ceil(n / block)`.
     pub fn new(args: &mut Args, launch: Launch) -> Result<VectorAdd, WorkloadError> {
-        Ok(VectorAdd {
+        let w = VectorAdd {
             n: args.count("n", 65536)?,
             seed: args.u64("seed", 1)?,
             launch,
-        })
+        };
+        w.shape()?;
+        Ok(w)
+    }
+
+    fn shape(&self) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
+        let block = block_1d(KERNEL, &self.launch, 256)?;
+        let grid = grid_1d(
+            KERNEL,
+            &self.launch,
+            block[0],
+            Some(("one per element", u64::from(self.n))),
+        )?;
+        Ok((grid, block))
     }
 }
 
 impl Workload for VectorAdd {
     fn run(&mut self, host: &mut dyn Host) -> Result<Check, WorkloadError> {
         let n = self.n as usize;
-        let mut rng = Rng::new(self.seed);
-        let a: Vec<f32> = (0..n).map(|_| rng.f32_range(-1.0, 1.0)).collect();
-        let b: Vec<f32> = (0..n).map(|_| rng.f32_range(-1.0, 1.0)).collect();
+        let (grid, block) = self.shape()?;
+        let (a, b) = generate::vector_add_input(n, self.seed);
         let da = upload(host, "a", &a)?;
         let db = upload(host, "b", &b)?;
-        let dc = host.alloc("c", 4 * n as u64);
-        let block = self.launch.block_or([256, 1, 1]);
-        let grid = self.launch.grid_or([self.n.div_ceil(block[0]), 1, 1]);
+        let dc = upload(host, "c", &vec![f32::NAN; n])?;
         host.launch(
             None,
             grid,
@@ -47,7 +64,6 @@ impl Workload for VectorAdd {
             ],
         )?;
         let c: Vec<f32> = download(host, dc, n)?;
-        let expected: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
-        Ok(check::exact("c", &expected, &c))
+        Ok(check::exact("c", &reference::vector_add(&a, &b), &c))
     }
 }

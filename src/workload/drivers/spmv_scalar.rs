@@ -1,0 +1,104 @@
+//! `spmv_scalar`: SHOC SPMV-scalar (`spmv_scalar.ptx`, DAWS Example 1),
+//! `out = A * vec` for a random square CSR matrix, one thread per row.
+//!
+//! Inputs: [`generate::spmv_input`]; check: `out` exactly against
+//! [`reference::spmv_csr`] (the kernel's sequential fma chain per row).
+
+use super::{block_1d, grid_1d, int_arg, nonneg_f64};
+use crate::workload::args::Args;
+use crate::workload::check::{self, Check};
+use crate::workload::generate::{self, SpmvInput};
+use crate::workload::host::{ArgValue, Host, WorkloadError, download, upload};
+use crate::workload::{Launch, Workload, reference};
+
+const KERNEL: &str = "spmv_csr_scalar_kernel";
+
+/// The `spmv_scalar` workload.
+pub struct SpmvScalar {
+    rows: u32,
+    avg_nnz_per_row: f64,
+    stddev_nnz_per_row: f64,
+    seed: u64,
+    launch: Launch,
+}
+
+impl SpmvScalar {
+    /// Reads `rows` (default 2048; the matrix is `rows x rows`),
+    /// `avg_nnz_per_row` (16), `stddev_nnz_per_row` (4) and `seed` (1).
+    /// Block: the manifest's (1-D) or SHOC's 128; grid: the manifest's,
+    /// which must cover `rows` threads, or `ceil(rows / block)`.
+    pub fn new(args: &mut Args, launch: Launch) -> Result<SpmvScalar, WorkloadError> {
+        let w = SpmvScalar {
+            rows: args.count("rows", 2048)?,
+            avg_nnz_per_row: nonneg_f64(args, "avg_nnz_per_row", 16.0)?,
+            stddev_nnz_per_row: nonneg_f64(args, "stddev_nnz_per_row", 4.0)?,
+            seed: args.u64("seed", 1)?,
+            launch,
+        };
+        int_arg("rows", u64::from(w.rows))?;
+        w.shape()?;
+        Ok(w)
+    }
+
+    fn shape(&self) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
+        let block = block_1d(KERNEL, &self.launch, 128)?;
+        let grid = grid_1d(
+            KERNEL,
+            &self.launch,
+            block[0],
+            Some(("one per row", u64::from(self.rows))),
+        )?;
+        Ok((grid, block))
+    }
+}
+
+/// Uploads an SPMV problem and launches `entry` (`None`: the manifest's)
+/// once with the SHOC parameter list; returns the device address of `out`
+/// (pre-filled with NaN). Shared with [`super::spmv_vector`].
+pub(super) fn launch_spmv(
+    host: &mut dyn Host,
+    inp: &SpmvInput,
+    grid: [u32; 3],
+    block: [u32; 3],
+) -> Result<u64, WorkloadError> {
+    let rows = inp.matrix.num_rows;
+    let dim = int_arg("rows", rows as u64)?;
+    let dval = upload(host, "val", &inp.matrix.vals)?;
+    let dcols = upload(host, "cols", &inp.matrix.cols)?;
+    let drows = upload(host, "rowDelimiters", &inp.matrix.row_ptr)?;
+    let dvec = upload(host, "vec", &inp.vec)?;
+    let dout = upload(host, "out", &vec![f32::NAN; rows])?;
+    host.launch(
+        None,
+        grid,
+        block,
+        &[
+            ArgValue::U64(dval),
+            ArgValue::U64(dcols),
+            ArgValue::U64(drows),
+            ArgValue::U64(dvec),
+            ArgValue::S32(dim),
+            ArgValue::U64(dout),
+        ],
+    )?;
+    Ok(dout)
+}
+
+impl Workload for SpmvScalar {
+    fn run(&mut self, host: &mut dyn Host) -> Result<Check, WorkloadError> {
+        let (grid, block) = self.shape()?;
+        let inp = generate::spmv_input(
+            self.rows as usize,
+            self.avg_nnz_per_row,
+            self.stddev_nnz_per_row,
+            self.seed,
+        );
+        let dout = launch_spmv(host, &inp, grid, block)?;
+        let out: Vec<f32> = download(host, dout, inp.matrix.num_rows)?;
+        Ok(check::exact(
+            "out",
+            &reference::spmv_csr(&inp.matrix, &inp.vec),
+            &out,
+        ))
+    }
+}

@@ -1,0 +1,446 @@
+//! The shipped manifests (`kernels/*.toml`) run functionally and pass their
+//! checks; the checks can fail (a corrupted output element is reported as a
+//! mismatch naming its buffer); bad arguments and shapes are rejected.
+//!
+//! `kernels/sync/` is not covered here (its kernels have their own tests).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use gpusim::workload::args::Args;
+use gpusim::workload::check::Check;
+use gpusim::workload::host::{ArgValue, FunctionalHost, FunctionalOptions, Host, WorkloadError};
+use gpusim::workload::runner::{Prepared, RunError, prepare, run_functional};
+use gpusim::workload::{Launch, Workload, registry};
+
+fn kernels_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels")
+}
+
+/// `kernels/*.toml`, sorted (not recursive: `kernels/sync/` is skipped).
+fn manifests() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(kernels_dir())
+        .expect("kernels/")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn prepared(path: &Path) -> Prepared {
+    match prepare(path, None) {
+        Ok(p) => p,
+        Err(RunError::Diagnostics(d)) => panic!("{}: {}", path.display(), d.render(false)),
+        Err(RunError::Workload(e)) => panic!("{}: {e}", path.display()),
+    }
+}
+
+fn manifest_named(name: &str) -> Prepared {
+    prepared(&kernels_dir().join(format!("{name}.toml")))
+}
+
+#[test]
+fn every_manifest_passes_functionally() {
+    let all = manifests();
+    assert!(
+        all.len() >= 11,
+        "expected the shipped manifests, found {all:?}"
+    );
+    let mut failures = Vec::new();
+    for path in &all {
+        let p = prepared(path);
+        let start = Instant::now();
+        let r = run_functional(&p, &[], FunctionalOptions::default(), None);
+        let took = start.elapsed();
+        match r {
+            Ok(r) if r.check.passed() => eprintln!(
+                "{}: PASS, {} launches, {} warp instructions, {:.0?}",
+                path.display(),
+                r.launches,
+                r.warp_insts,
+                took
+            ),
+            Ok(r) => failures.push(format!("{}: {}", path.display(), r.check)),
+            Err(RunError::Workload(e)) => failures.push(format!("{}: {e}", path.display())),
+            Err(RunError::Diagnostics(d)) => {
+                failures.push(format!("{}: {}", path.display(), d.render(false)))
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_registered_workload_has_a_manifest_and_back() {
+    let mut used: Vec<String> = manifests()
+        .iter()
+        .map(|p| prepared(p).manifest.manifest.workload)
+        .collect();
+    used.sort();
+    let mut registered: Vec<String> = registry::WORKLOADS
+        .iter()
+        .map(|(n, _)| n.to_string())
+        .collect();
+    registered.sort();
+    assert_eq!(used, registered);
+}
+
+/// A host that flips one bit of one element of buffer `target` when the
+/// workload downloads it (the element in the middle of the read).
+struct CorruptingHost<'h> {
+    inner: &'h mut dyn Host,
+    target: &'h str,
+    addr: Option<u64>,
+    corrupted: usize,
+}
+
+impl Host for CorruptingHost<'_> {
+    fn alloc(&mut self, name: &str, bytes: u64) -> u64 {
+        let a = self.inner.alloc(name, bytes);
+        if name == self.target {
+            self.addr = Some(a);
+        }
+        a
+    }
+
+    fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), WorkloadError> {
+        self.inner.write_bytes(addr, data)
+    }
+
+    fn read_bytes(&mut self, addr: u64, len: usize) -> Result<Vec<u8>, WorkloadError> {
+        let mut b = self.inner.read_bytes(addr, len)?;
+        if Some(addr) == self.addr && len >= 4 {
+            // Bit 30 of a little-endian 4-byte element: an f32's exponent
+            // (so also beyond any tolerance), 2^30 for an integer.
+            b[(len / 8) * 4 + 3] ^= 0x40;
+            self.corrupted += 1;
+        }
+        Ok(b)
+    }
+
+    fn launch(
+        &mut self,
+        entry: Option<&str>,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[ArgValue],
+    ) -> Result<(), WorkloadError> {
+        self.inner.launch(entry, grid, block, args)
+    }
+}
+
+/// The real workload of a manifest, seeing one corrupted output element.
+struct CorruptOne {
+    inner: Box<dyn Workload>,
+    buffer: &'static str,
+    corrupted: usize,
+}
+
+impl Workload for CorruptOne {
+    fn run(&mut self, host: &mut dyn Host) -> Result<Check, WorkloadError> {
+        let mut h = CorruptingHost {
+            inner: host,
+            target: self.buffer,
+            addr: None,
+            corrupted: 0,
+        };
+        let c = self.inner.run(&mut h);
+        self.corrupted = h.corrupted;
+        c
+    }
+}
+
+/// A FunctionalHost for a prepared manifest, as `run_functional` sets it up.
+fn host_for(p: &Prepared) -> FunctionalHost<'_> {
+    let mut host = FunctionalHost::new(&p.program, p.entry, FunctionalOptions::default());
+    if !p.entry_named {
+        host.require_named_entries();
+    }
+    host
+}
+
+fn workload_of(
+    p: &Prepared,
+    overrides: &[(&str, &str)],
+) -> Result<Box<dyn Workload>, WorkloadError> {
+    let m = &p.manifest.manifest;
+    let mut args = Args::new(m.args.clone());
+    for (k, v) in overrides {
+        args.set_from_text(k, v);
+    }
+    registry::create(
+        &m.workload,
+        &mut args,
+        Launch {
+            grid: m.grid,
+            block: m.block,
+        },
+    )
+}
+
+#[test]
+fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
+    // (manifest, the output buffer its check compares)
+    let cases = [
+        ("bfs", "cost"),
+        ("fwt", "d_Data"),
+        ("fwt", "d_Kernel"),
+        ("gather", "out"),
+        ("histogram256", "d_Histogram"),
+        ("kmeans", "membership"),
+        ("matmul", "C"),
+        ("scalar_product", "d_C"),
+        ("spmv_scalar", "out"),
+        ("spmv_vector", "out"),
+        ("stencil2d", "buf0"), // iterations = 4: the result is in buf0
+        ("vector_add", "c"),
+    ];
+    for (name, buffer) in cases {
+        let p = manifest_named(name);
+        let mut w = CorruptOne {
+            inner: workload_of(&p, &[]).unwrap_or_else(|e| panic!("{name}: {e}")),
+            buffer,
+            corrupted: 0,
+        };
+        let mut host = host_for(&p);
+        let check = w.run(&mut host).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            w.corrupted, 1,
+            "{name}: `{buffer}` was downloaded {} times",
+            w.corrupted
+        );
+        let Check::Fail(ms) = &check else {
+            panic!("{name}: corrupting `{buffer}` still passed");
+        };
+        let m = ms
+            .iter()
+            .find(|m| m.buffer == buffer)
+            .unwrap_or_else(|| panic!("{name}: no mismatch names `{buffer}`: {check}"));
+        assert_eq!(m.wrong, 1, "{name}: {check}");
+        assert!(
+            check
+                .to_string()
+                .contains(&format!("MISMATCH in `{buffer}`: 1 of ")),
+            "{name}: {check}"
+        );
+    }
+}
+
+/// A host that flips the bits `flip.1` of byte `flip.0` of input buffer
+/// `target` when the workload uploads it, so the kernel computes on other
+/// data than the reference.
+struct InputCorrupter<'h> {
+    inner: &'h mut dyn Host,
+    target: &'h str,
+    flip: (usize, u8),
+    addr: Option<u64>,
+}
+
+impl Host for InputCorrupter<'_> {
+    fn alloc(&mut self, name: &str, bytes: u64) -> u64 {
+        let a = self.inner.alloc(name, bytes);
+        if name == self.target {
+            self.addr = Some(a);
+        }
+        a
+    }
+
+    fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), WorkloadError> {
+        if self.addr == Some(addr) && data.len() > self.flip.0 {
+            self.addr = None; // the upload only
+            let mut d = data.to_vec();
+            d[self.flip.0] ^= self.flip.1;
+            return self.inner.write_bytes(addr, &d);
+        }
+        self.inner.write_bytes(addr, data)
+    }
+
+    fn read_bytes(&mut self, addr: u64, len: usize) -> Result<Vec<u8>, WorkloadError> {
+        self.inner.read_bytes(addr, len)
+    }
+
+    fn launch(
+        &mut self,
+        entry: Option<&str>,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[ArgValue],
+    ) -> Result<(), WorkloadError> {
+        self.inner.launch(entry, grid, block, args)
+    }
+}
+
+#[test]
+fn a_kernel_seeing_other_data_fails_the_check() {
+    for (name, input, flip, output) in [
+        ("spmv_scalar", "vec", (3, 0x40), "out"), // vec[0]'s exponent
+        ("matmul", "A", (3, 0x40), "C"),          // A[0][0]'s exponent
+        ("gather", "next", (0, 1), "out"),        // next[0] ^= 1: still in bounds
+    ] {
+        let p = manifest_named(name);
+        let mut w = workload_of(&p, &[]).unwrap();
+        let mut host = host_for(&p);
+        let mut h = InputCorrupter {
+            inner: &mut host,
+            target: input,
+            flip,
+            addr: None,
+        };
+        let check = w.run(&mut h).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let Check::Fail(ms) = &check else {
+            panic!("{name}: corrupting input `{input}` still passed");
+        };
+        assert!(
+            ms.iter().any(|m| m.buffer == output && m.wrong >= 1),
+            "{name}: {check}"
+        );
+    }
+}
+
+fn create_err(name: &str, overrides: &[(&str, &str)], launch: Launch) -> String {
+    let p = manifest_named(name);
+    let m = &p.manifest.manifest;
+    let mut args = Args::new(m.args.clone());
+    for (k, v) in overrides {
+        args.set_from_text(k, v);
+    }
+    match registry::create(&m.workload, &mut args, launch) {
+        Ok(_) => panic!("{name} {overrides:?}: accepted"),
+        Err(WorkloadError::Args(e)) => e,
+        Err(e) => panic!("{name}: not an argument error: {e}"),
+    }
+}
+
+#[test]
+fn bad_shapes_and_arguments_are_argument_errors() {
+    let l = |grid: Option<[u32; 3]>, block: Option<[u32; 3]>| Launch { grid, block };
+    let e = create_err("matmul", &[], l(None, Some([8, 8, 1])));
+    assert!(e.contains("needs block [16, 16, 1]"), "{e}");
+    let e = create_err("matmul", &[("n", "100")], l(Some([4, 4, 1]), None));
+    assert!(e.contains("needs grid [7, 7, 1]"), "{e}");
+    let e = create_err("stencil2d", &[], l(None, Some([16, 16, 1])));
+    assert!(e.contains("needs block [32, 16, 1]"), "{e}");
+    let e = create_err("spmv_vector", &[], l(None, Some([100, 1, 1])));
+    assert!(e.contains("not a multiple of 32"), "{e}");
+    let e = create_err("spmv_scalar", &[], l(Some([2, 1, 1]), Some([128, 1, 1])));
+    assert!(
+        e.contains("needs 2048 (one per row): use grid [16, 1, 1]"),
+        "{e}"
+    );
+    let e = create_err("gather", &[], l(None, Some([256, 2, 1])));
+    assert!(e.contains("1-D block"), "{e}");
+    let e = create_err("kmeans", &[], l(Some([4, 2, 1]), Some([256, 1, 1])));
+    assert!(e.contains("x * y >= 16"), "{e}");
+    let e = create_err("histogram256", &[("bytes", "4001")], l(None, None));
+    assert!(e.contains("multiple of 4"), "{e}");
+    let e = create_err("bfs", &[("source", "4096")], l(None, None));
+    assert!(e.contains("must be a node"), "{e}");
+    let e = create_err("fwt", &[], l(Some([16, 1, 1]), None));
+    assert!(e.contains("remove `grid`/`block`"), "{e}");
+    let e = create_err("fwt", &[("elementary_log2", "12")], l(None, None));
+    assert!(e.contains("2..=11"), "{e}");
+    let e = create_err("fwt", &[("thread_n", "100")], l(None, None));
+    assert!(e.contains("power of two"), "{e}");
+    let e = create_err(
+        "fwt",
+        &[
+            ("log2_data", "5"),
+            ("log2_kernel", "3"),
+            ("elementary_log2", "2"),
+            ("thread_n", "2"),
+        ],
+        l(None, None),
+    );
+    assert!(e.contains("at least 4 points"), "{e}");
+    let e = create_err("gather", &[("stepz", "3")], l(None, None));
+    assert!(
+        e.contains("unknown argument `stepz` (did you mean `steps`?)"),
+        "{e}"
+    );
+    let e = create_err("spmv_scalar", &[("avg_nnz_per_row", "-2")], l(None, None));
+    assert!(e.contains(">= 0"), "{e}");
+}
+
+#[test]
+fn other_sizes_pass_too() {
+    // Shapes derived from the arguments (no manifest grid/block), sizes that
+    // are not multiples of the tile or block, several vectors per buffer.
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        (
+            "spmv_scalar",
+            &[
+                ("rows", "100"),
+                ("avg_nnz_per_row", "40"),
+                ("stddev_nnz_per_row", "30"),
+            ],
+        ),
+        (
+            "spmv_vector",
+            &[
+                ("rows", "100"),
+                ("avg_nnz_per_row", "40"),
+                ("stddev_nnz_per_row", "30"),
+            ],
+        ),
+        (
+            "fwt",
+            &[
+                ("log2_data", "9"),
+                ("log2_kernel", "3"),
+                ("batch", "2"),
+                ("elementary_log2", "5"),
+                ("thread_n", "8"),
+            ],
+        ),
+        ("scalar_product", &[("vectors", "5"), ("elements", "3000")]),
+        ("matmul", &[("n", "37")]),
+        ("histogram256", &[("bytes", "4000")]),
+        (
+            "stencil2d",
+            &[("width", "45"), ("height", "37"), ("iterations", "3")],
+        ),
+        (
+            "bfs",
+            &[("nodes", "300"), ("mean_degree", "2"), ("source", "17")],
+        ),
+        (
+            "kmeans",
+            &[("points", "300"), ("features", "5"), ("clusters", "7")],
+        ),
+        ("gather", &[("n", "1000"), ("steps", "5")]),
+        ("vector_add", &[("n", "1000")]),
+    ];
+    for (name, overrides) in cases {
+        let p = manifest_named(name);
+        let m = &p.manifest.manifest;
+        let mut args = Args::new(m.args.clone());
+        for (k, v) in *overrides {
+            args.set_from_text(k, v);
+        }
+        // Derive the launch shape from the arguments.
+        let mut w = registry::create(&m.workload, &mut args, Launch::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut host = host_for(&p);
+        let check = w.run(&mut host).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(check.passed(), "{name} {overrides:?}: {check}");
+    }
+}
+
+#[test]
+fn a_multi_entry_module_without_a_named_entry_needs_named_launches() {
+    let p = manifest_named("fwt");
+    assert!(!p.entry_named);
+    let mut host = host_for(&p);
+    let d = host.alloc("d", 4096);
+    let e = host
+        .launch(
+            None,
+            [1, 1, 1],
+            [256, 1, 1],
+            &[ArgValue::U64(d), ArgValue::U64(d), ArgValue::S32(10)],
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("names no entry"), "{e}");
+}
