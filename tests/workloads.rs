@@ -175,6 +175,7 @@ fn workload_of(
         Launch {
             grid: m.grid,
             block: m.block,
+            ..Launch::default()
         },
     )
 }
@@ -314,7 +315,11 @@ fn create_err(name: &str, overrides: &[(&str, &str)], launch: Launch) -> String 
 
 #[test]
 fn bad_shapes_and_arguments_are_argument_errors() {
-    let l = |grid: Option<[u32; 3]>, block: Option<[u32; 3]>| Launch { grid, block };
+    let l = |grid: Option<[u32; 3]>, block: Option<[u32; 3]>| Launch {
+        grid,
+        block,
+        ..Launch::default()
+    };
     let e = create_err("matmul", &[], l(None, Some([8, 8, 1])));
     assert!(e.contains("needs block [16, 16, 1]"), "{e}");
     let e = create_err("matmul", &[("n", "100")], l(Some([4, 4, 1]), None));

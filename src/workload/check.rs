@@ -130,6 +130,21 @@ pub fn close_f32(buffer: &str, expected: &[f32], got: &[f32], rel: f32, abs: f32
     )
 }
 
+/// f64 comparison: equal, or within `rel` relative or `abs` absolute error.
+pub fn close_f64(buffer: &str, expected: &[f64], got: &[f64], rel: f64, abs: f64) -> Check {
+    compare(
+        buffer,
+        expected,
+        got,
+        |&e, &g| {
+            e == g
+                || (e.is_nan() && g.is_nan())
+                || (e - g).abs() <= abs.max(rel * e.abs().max(g.abs()))
+        },
+        |v| format!("{v:e}"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,13 +17,21 @@ pub mod runner;
 pub use check::Check;
 pub use host::{Host, WorkloadError};
 
-/// The launch shape a manifest gives (a workload may derive its own).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What the manifest says besides `[args]`: the launch shape (a workload
+/// may derive its own), and for the generic `buffers` workload its buffer
+/// and parameter declarations.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Launch {
     /// `grid` from the manifest.
     pub grid: Option<[u32; 3]>,
     /// `block` from the manifest.
     pub block: Option<[u32; 3]>,
+    /// `[[buffers]]` tables.
+    pub buffers: Vec<toml::Table>,
+    /// `params`, in kernel order.
+    pub params: Vec<toml::Value>,
+    /// The manifest's directory (for `file` buffers).
+    pub dir: std::path::PathBuf,
 }
 
 impl Launch {

@@ -12,6 +12,9 @@ pub type Constructor = fn(&mut Args, Launch) -> Result<Box<dyn Workload>, Worklo
 /// `kernels/*.toml`); see [`drivers`] for what each checks.
 pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("bfs", |a, l| Ok(Box::new(drivers::bfs::Bfs::new(a, l)?))),
+    ("buffers", |a, l| {
+        Ok(Box::new(drivers::buffers::Buffers::new(a, l)?))
+    }),
     ("fwt", |a, l| Ok(Box::new(drivers::fwt::Fwt::new(a, l)?))),
     ("gather", |a, l| {
         Ok(Box::new(drivers::gather::Gather::new(a, l)?))

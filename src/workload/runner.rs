@@ -107,6 +107,14 @@ pub fn run_functional(
     let launch = Launch {
         grid: m.grid,
         block: m.block,
+        buffers: m.buffers.clone(),
+        params: m.params.clone(),
+        dir: p
+            .manifest
+            .path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default(),
     };
     let mut workload = registry::create(&m.workload, &mut args, launch)?;
     let mut host = FunctionalHost::new(&p.program, p.entry, options);

@@ -2,6 +2,7 @@
 //!
 //! | manifest `workload` | driver | kernel(s) | checks |
 //! |---|---|---|---|
+//! | `buffers` | [`buffers::Buffers`] | any | the manifest's `expect` / `expect_file` |
 //! | `vector_add` | [`vector_add::VectorAdd`] | `vector_add` | `c` exact |
 //! | `spmv_scalar` | [`spmv_scalar::SpmvScalar`] | `spmv_csr_scalar_kernel` | `out` exact |
 //! | `spmv_vector` | [`spmv_vector::SpmvVector`] | `spmv_csr_vector_kernel` | `out` exact (and rel 1e-5 of the sequential sum) |
@@ -23,6 +24,7 @@
 //! write is a mismatch rather than a lucky zero.
 
 pub mod bfs;
+pub mod buffers;
 pub mod fwt;
 pub mod gather;
 pub mod histogram256;
