@@ -181,6 +181,8 @@ pub fn add32(a: f32, b: f32, mode: Round) -> f32 {
             let (s, e) = two_sum(f64::from(a), f64::from(b));
             if (a + b).is_nan() {
                 a + b
+            } else if s == 0.0 && e == 0.0 {
+                zero_sum(a.is_sign_negative(), b.is_sign_negative(), mode) as f32
             } else {
                 round_to_f32(s, e, mode)
             }
@@ -212,6 +214,9 @@ pub fn fma32(a: f32, b: f32, c: f32, mode: Round) -> f32 {
             let (s, e) = two_sum(p, f64::from(c));
             if s.is_nan() {
                 a.mul_add(b, c)
+            } else if s == 0.0 && e == 0.0 {
+                let p_neg = a.is_sign_negative() != b.is_sign_negative();
+                zero_sum(p_neg, c.is_sign_negative(), mode) as f32
             } else {
                 round_to_f32(s, e, mode)
             }
@@ -252,17 +257,93 @@ pub fn sqrt32(a: f32, mode: Round) -> f32 {
     }
 }
 
+/// Sign of an exactly-zero sum `x + y` (IEEE 754 §6.3): the common sign
+/// when both addends are zeros of the same sign, else `-0` only when
+/// rounding toward −∞.
+#[inline]
+fn zero_sum(x_neg: bool, y_neg: bool, mode: Round) -> f64 {
+    if (x_neg && y_neg) || (x_neg != y_neg && mode == Round::Rm) {
+        -0.0
+    } else {
+        0.0
+    }
+}
+
+/// A directed-mode result that rounded to nearest as ±∞ from finite
+/// operands: toward zero (or away from that infinity) it stops at ±MAX.
+#[inline]
+fn overflow64(r: f64, mode: Round) -> f64 {
+    match mode {
+        Round::Rz => f64::MAX.copysign(r),
+        Round::Rm if r > 0.0 => f64::MAX,
+        Round::Rp if r < 0.0 => -f64::MAX,
+        _ => r,
+    }
+}
+
+/// 2^600 and 2^300: scaling tiny operands keeps fma residuals out of the
+/// subnormal range, where they would round (and could lose their sign).
+const SCALE: f64 = f64::from_bits((1023 + 600) << 52);
+const HALF_SCALE: f64 = f64::from_bits((1023 + 300) << 52);
+/// Below this magnitude residuals are computed scaled.
+const TINY: f64 = 1e-250;
+
+/// Nudges a nearest-rounded result whose exact value is `r + (sign of
+/// lo)`; a result that underflowed to zero takes the sign of the residual
+/// so the nudge moves it off zero in the right direction.
+#[inline]
+fn directed(r: f64, lo: f64, mode: Round) -> f64 {
+    if r == 0.0 && lo != 0.0 {
+        return nudge_f64(0.0f64.copysign(lo), lo, mode);
+    }
+    nudge_f64(r, lo, mode)
+}
+
 /// f64 add in `mode`.
 pub fn add64(a: f64, b: f64, mode: Round) -> f64 {
     let (s, e) = two_sum(a, b);
+    if matches!(mode, Round::None | Round::Rn) || s.is_nan() {
+        return s;
+    }
+    if s == 0.0 && e == 0.0 {
+        return zero_sum(a.is_sign_negative(), b.is_sign_negative(), mode);
+    }
+    if s.is_infinite() {
+        return if a.is_finite() && b.is_finite() {
+            overflow64(s, mode)
+        } else {
+            s
+        };
+    }
     nudge_f64(s, e, mode)
 }
 
 /// f64 multiply in `mode`.
 pub fn mul64(a: f64, b: f64, mode: Round) -> f64 {
     let p = a * b;
-    let e = a.mul_add(b, -p);
-    nudge_f64(p, e, mode)
+    if matches!(mode, Round::None | Round::Rn) || p.is_nan() || a == 0.0 || b == 0.0 {
+        return p;
+    }
+    if p.is_infinite() {
+        return if a.is_finite() && b.is_finite() {
+            overflow64(p, mode)
+        } else {
+            p
+        };
+    }
+    if p == 0.0 {
+        // Underflowed to zero: the exact product is a nonzero of known sign.
+        let neg = a.is_sign_negative() != b.is_sign_negative();
+        return directed(p, if neg { -1.0 } else { 1.0 }, mode);
+    }
+    // |a·b| is at least the smallest subnormal, so scaling a by 2^600 keeps
+    // a finite and the residual normal.
+    let e = if p.abs() < TINY {
+        (a * SCALE).mul_add(b, -(p * SCALE))
+    } else {
+        a.mul_add(b, -p)
+    };
+    directed(p, e, mode)
 }
 
 /// f64 fused multiply-add in `mode`. The residual of an fma is not exactly
@@ -270,21 +351,48 @@ pub fn mul64(a: f64, b: f64, mode: Round) -> f64 {
 /// evaluated with one more fma, which is exact unless `r − c` rounds.
 pub fn fma64(a: f64, b: f64, c: f64, mode: Round) -> f64 {
     let r = a.mul_add(b, c);
-    if matches!(mode, Round::None | Round::Rn) {
+    if matches!(mode, Round::None | Round::Rn) || r.is_nan() {
         return r;
     }
+    let p_neg = a.is_sign_negative() != b.is_sign_negative();
+    if r == 0.0 {
+        // Exactly zero when a·b is exactly −c (product exact: zero residual).
+        let p = a * b;
+        if a == 0.0 || b == 0.0 || (p == -c && a.mul_add(b, -p) == 0.0) {
+            return zero_sum(p_neg, c.is_sign_negative(), mode);
+        }
+    }
+    if r.is_infinite() {
+        return if a.is_finite() && b.is_finite() && c.is_finite() {
+            overflow64(r, mode)
+        } else {
+            r
+        };
+    }
     let e = a.mul_add(b, -(r - c));
-    nudge_f64(r, e, mode)
+    directed(r, e, mode)
 }
 
 /// f64 divide in `mode`.
 pub fn div64(a: f64, b: f64, mode: Round) -> f64 {
     let q = a / b;
-    if matches!(mode, Round::None | Round::Rn) || !q.is_finite() || q == 0.0 {
+    if matches!(mode, Round::None | Round::Rn) || q.is_nan() || a == 0.0 || b.is_infinite() {
         return q;
     }
-    let r = (-q).mul_add(b, a);
-    nudge_f64(q, if b > 0.0 { r } else { -r }, mode)
+    if q.is_infinite() {
+        return if a.is_finite() && b != 0.0 {
+            overflow64(q, mode)
+        } else {
+            q
+        };
+    }
+    // Residual a − q·b (its sign, divided by b's, says where a/b lies).
+    let r = if a.abs() < TINY || q.abs() < TINY {
+        (-(q * SCALE)).mul_add(b, a * SCALE)
+    } else {
+        (-q).mul_add(b, a)
+    };
+    directed(q, if b > 0.0 { r } else { -r }, mode)
 }
 
 /// f64 square root in `mode`.
@@ -293,7 +401,12 @@ pub fn sqrt64(a: f64, mode: Round) -> f64 {
     if matches!(mode, Round::None | Round::Rn) || !s.is_finite() || s == 0.0 {
         return s;
     }
-    nudge_f64(s, (-s).mul_add(s, a), mode)
+    let e = if a < TINY {
+        (-(s * HALF_SCALE)).mul_add(s * HALF_SCALE, a * SCALE)
+    } else {
+        (-s).mul_add(s, a)
+    };
+    nudge_f64(s, e, mode)
 }
 
 /// Rounds to an integral value (`cvt.rni/rzi/rmi/rpi` float→float and the
