@@ -164,13 +164,14 @@ pub fn nudge_f64(hi: f64, lo: f64, mode: Round) -> f64 {
     }
 }
 
-/// TwoSum (Knuth): `a + b = s + e` exactly.
+/// Error-free sum: `a + b = s + e` exactly (Dekker's Fast2Sum on the
+/// operands ordered by magnitude, which, unlike Knuth's branch-free
+/// TwoSum, cannot overflow in an intermediate when `s` is finite).
 #[inline]
 pub fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    let e = (a - (s - bb)) + (b - bb);
-    (s, e)
+    let (x, y) = if a.abs() >= b.abs() { (a, b) } else { (b, a) };
+    let s = x + y;
+    (s, y - (s - x))
 }
 
 /// f32 add in `mode`.
@@ -346,21 +347,43 @@ pub fn mul64(a: f64, b: f64, mode: Round) -> f64 {
     directed(p, e, mode)
 }
 
-/// f64 fused multiply-add in `mode`. The residual of an fma is not exactly
-/// representable in general; its sign is estimated from `a·b − (r − c)`
-/// evaluated with one more fma, which is exact unless `r − c` rounds.
+/// Sign (as a nonzero f64, or 0) of the exact `a·b + c − r`, from
+/// error-free transformations: `a·b = p + pe` (TwoProd by fma), `p + c =
+/// s + e1` (TwoSum), so `a·b + c − r = (s − r) + e1 + pe`, summed with
+/// TwoSum so the sign is exact. Valid while nothing overflows and `pe`
+/// does not underflow; when the product underflows to zero and everything
+/// else cancels, the product's sign decides.
+fn fma_residual(a: f64, b: f64, c: f64, r: f64) -> f64 {
+    let p = a * b;
+    let pe = a.mul_add(b, -p);
+    let (s, e1) = two_sum(p, c);
+    let (u, v) = two_sum(s - r, e1);
+    let (w, z) = two_sum(u, pe);
+    let lo = if w != 0.0 { w } else { v + z };
+    if lo == 0.0 && p == 0.0 && a != 0.0 && b != 0.0 {
+        return if a.is_sign_negative() != b.is_sign_negative() {
+            -1.0
+        } else {
+            1.0
+        };
+    }
+    lo
+}
+
+/// f64 fused multiply-add in `mode`: `r = fma(a, b, c)` (correctly rounded
+/// to nearest) nudged by the sign of the exact residual. Operands are
+/// scaled by 2^±600 first when the product or the addend is near the
+/// subnormal range or near overflow, so the residual computation neither
+/// underflows nor overflows (the scaling is exact and keeps the sign).
 pub fn fma64(a: f64, b: f64, c: f64, mode: Round) -> f64 {
     let r = a.mul_add(b, c);
     if matches!(mode, Round::None | Round::Rn) || r.is_nan() {
         return r;
     }
     let p_neg = a.is_sign_negative() != b.is_sign_negative();
-    if r == 0.0 {
-        // Exactly zero when a·b is exactly −c (product exact: zero residual).
-        let p = a * b;
-        if a == 0.0 || b == 0.0 || (p == -c && a.mul_add(b, -p) == 0.0) {
-            return zero_sum(p_neg, c.is_sign_negative(), mode);
-        }
+    let p = a * b;
+    if r == 0.0 && (a == 0.0 || b == 0.0) {
+        return zero_sum(p_neg, c.is_sign_negative(), mode);
     }
     if r.is_infinite() {
         return if a.is_finite() && b.is_finite() && c.is_finite() {
@@ -369,8 +392,57 @@ pub fn fma64(a: f64, b: f64, c: f64, mode: Round) -> f64 {
             r
         };
     }
-    let e = a.mul_add(b, -(r - c));
-    directed(r, e, mode)
+    if a == 0.0 || b == 0.0 || c.is_infinite() {
+        return r;
+    }
+    const HUGE: f64 = 1e290;
+    // 2^-110: a product below this fraction of c is far under half an ulp
+    // of c, so r == c and the product alone decides the side.
+    const NEGLIGIBLE: f64 = 7.703719777548943e-34;
+    let down = 1.0 / SCALE;
+    let scale_down = |a: f64, b: f64| {
+        if a.abs() >= b.abs() {
+            (a * down, b)
+        } else {
+            (a, b * down)
+        }
+    };
+    let scale_up = |a: f64, b: f64| {
+        if a.abs() <= b.abs() {
+            (a * SCALE, b)
+        } else {
+            (a, b * SCALE)
+        }
+    };
+    let lo = if p.is_infinite() {
+        // The rounded product overflowed but the sum did not: c nearly
+        // cancels it, so scaling everything down keeps every term normal.
+        let (a2, b2) = scale_down(a, b);
+        fma_residual(a2, b2, c * down, r * down)
+    } else if p.abs() < c.abs() * NEGLIGIBLE {
+        if p_neg { -1.0 } else { 1.0 }
+    } else if c.abs() < p.abs() * NEGLIGIBLE {
+        // c only matters for the sign: keep it unscaled.
+        if p.abs() < TINY {
+            let (a2, b2) = scale_up(a, b);
+            fma_residual(a2, b2, c * SCALE, r * SCALE)
+        } else {
+            fma_residual(a, b, c, r)
+        }
+    } else if p.abs() > HUGE || c.abs() > HUGE {
+        let (a2, b2) = scale_down(a, b);
+        fma_residual(a2, b2, c * down, r * down)
+    } else if p.abs() < TINY {
+        let (a2, b2) = scale_up(a, b);
+        fma_residual(a2, b2, c * SCALE, r * SCALE)
+    } else {
+        fma_residual(a, b, c, r)
+    };
+    if r == 0.0 && lo == 0.0 {
+        // An exact zero: a·b = −c.
+        return zero_sum(p_neg, c.is_sign_negative(), mode);
+    }
+    directed(r, lo, mode)
 }
 
 /// f64 divide in `mode`.
