@@ -2,26 +2,107 @@
 //! second (criterion's "elements"). Target: at least 30 million warp
 //! instructions/s on one core.
 //!
-//! Kernels: FWT and SPMV-scalar through their real workloads (the manifests
-//! beside the PTX), plus a synthetic ALU loop that isolates the interpreter.
+//! Kernels: FWT and SPMV-scalar with their real inputs (the launches of one
+//! workload run are recorded with the memory they started from and
+//! replayed, so input generation and the CPU reference are not timed), plus
+//! a synthetic ALU loop that isolates the interpreter.
 
 use std::path::Path;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use gpusim::workload::host::{ArgValue, FunctionalHost, FunctionalOptions, Host};
-use gpusim::workload::runner::{prepare, run_functional};
+use gpusim::func::GlobalMemory;
+use gpusim::workload::args::Args;
+use gpusim::workload::host::{ArgValue, FunctionalHost, FunctionalOptions, Host, WorkloadError};
+use gpusim::workload::runner::prepare;
+use gpusim::workload::{Launch, registry};
+
+/// A host that forwards to the functional host and records every launch
+/// with the memory it started from, so the bench can replay the launches
+/// alone (no input generation, no CPU reference in the timing).
+struct Recorder<'h, 'p> {
+    inner: &'h mut FunctionalHost<'p>,
+    launches: Vec<(
+        Option<String>,
+        [u32; 3],
+        [u32; 3],
+        Vec<ArgValue>,
+        GlobalMemory,
+    )>,
+}
+
+impl Host for Recorder<'_, '_> {
+    fn alloc(&mut self, name: &str, bytes: u64) -> u64 {
+        self.inner.alloc(name, bytes)
+    }
+    fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), WorkloadError> {
+        self.inner.write_bytes(addr, data)
+    }
+    fn read_bytes(&mut self, addr: u64, len: usize) -> Result<Vec<u8>, WorkloadError> {
+        self.inner.read_bytes(addr, len)
+    }
+    fn launch(
+        &mut self,
+        entry: Option<&str>,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[ArgValue],
+    ) -> Result<(), WorkloadError> {
+        let snapshot = self.inner.global.clone();
+        self.launches.push((
+            entry.map(str::to_string),
+            grid,
+            block,
+            args.to_vec(),
+            snapshot,
+        ));
+        self.inner.launch(entry, grid, block, args)
+    }
+}
 
 fn manifest_bench(c: &mut Criterion, name: &str, ptx: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let prepared = prepare(&root.join(ptx), None).unwrap_or_else(|_| panic!("prepare {ptx}"));
-    // One run to count instructions and make sure the check passes.
-    let r = run_functional(&prepared, &[], FunctionalOptions::default(), None).unwrap_or_else(|_| panic!("run {ptx}"));
-    assert!(r.check.passed(), "{ptx}: {}", r.check);
+    let m = &prepared.manifest.manifest;
+    let mut args = Args::new(m.args.clone());
+    let launch = Launch {
+        grid: m.grid,
+        block: m.block,
+        ..Launch::default()
+    };
+    let mut workload = registry::create(&m.workload, &mut args, launch)
+        .unwrap_or_else(|_| panic!("workload {ptx}"));
+    let mut host = FunctionalHost::new(
+        &prepared.program,
+        prepared.entry,
+        FunctionalOptions::default(),
+    );
+    let mut rec = Recorder {
+        inner: &mut host,
+        launches: Vec::new(),
+    };
+    let check = workload
+        .run(&mut rec)
+        .unwrap_or_else(|_| panic!("run {ptx}"));
+    assert!(check.passed(), "{ptx}: {check}");
+    let launches = rec.launches;
+    let insts = host.stats.warp_insts;
     let mut g = c.benchmark_group("functional");
-    g.throughput(Throughput::Elements(r.warp_insts));
+    g.throughput(Throughput::Elements(insts));
     g.sample_size(10);
     g.bench_function(name, |b| {
-        b.iter(|| run_functional(&prepared, &[], FunctionalOptions::default(), None).map(|r| r.warp_insts).unwrap_or(0))
+        b.iter(|| {
+            let mut h = FunctionalHost::new(
+                &prepared.program,
+                prepared.entry,
+                FunctionalOptions::default(),
+            );
+            for (entry, grid, block, args, memory) in &launches {
+                h.global = memory.clone();
+                h.launch(entry.as_deref(), *grid, *block, args)
+                    .expect("replays");
+            }
+            assert_eq!(h.stats.warp_insts, insts);
+        })
     });
     g.finish();
 }
@@ -46,7 +127,13 @@ fn synthetic(c: &mut Criterion) {
         b.iter(|| {
             let mut host = FunctionalHost::new(&p, 0, FunctionalOptions::default());
             let out = host.alloc("out", 256 * 4);
-            host.launch(None, [8, 1, 1], [256, 1, 1], &[ArgValue::U64(out), ArgValue::U32(iters)]).expect("runs");
+            host.launch(
+                None,
+                [8, 1, 1],
+                [256, 1, 1],
+                &[ArgValue::U64(out), ArgValue::U32(iters)],
+            )
+            .expect("runs");
             assert_eq!(host.stats.warp_insts, insts);
         })
     });
@@ -55,8 +142,15 @@ fn synthetic(c: &mut Criterion) {
 
 fn benches(c: &mut Criterion) {
     synthetic(c);
-    for (name, ptx) in [("fwt", "kernels/fwt.ptx"), ("spmv_scalar", "kernels/spmv_scalar.ptx")] {
-        if Path::new(env!("CARGO_MANIFEST_DIR")).join(ptx).with_extension("toml").exists() {
+    for (name, ptx) in [
+        ("fwt", "kernels/fwt.ptx"),
+        ("spmv_scalar", "kernels/spmv_scalar.ptx"),
+    ] {
+        if Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(ptx)
+            .with_extension("toml")
+            .exists()
+        {
             manifest_bench(c, name, ptx);
         }
     }

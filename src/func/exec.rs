@@ -995,26 +995,20 @@ impl<'a> Exec<'_, '_, 'a> {
         let t = inst.ty;
         let esize = t.bytes() as usize;
         let vec = usize::from(inst.mods.vec.max(1));
-        let addr_op = match inst.op {
-            Opcode::Ld | Opcode::Atom => inst.src[0],
-            _ => inst.src[0],
+        let addr_op = inst.src[0];
+        // Resolve every lane's address (and, for generic addressing, its
+        // space) once.
+        let mut spaces = [Space::Global; 64];
+        let mut resolved = if inst.mods.space == Space::Generic {
+            Space::Global
+        } else {
+            inst.mods.space
         };
-        let mut space = inst.mods.space;
-        let mut resolved = Space::Global;
         for l in lanes(m) {
-            let (s, a) = self.address(addr_op, space, l);
+            let (s, a) = self.address(addr_op, inst.mods.space, l);
+            spaces[l] = s;
             resolved = s;
             self.w.addrs[l] = a;
-        }
-        if m == 0 {
-            resolved = if space == Space::Generic {
-                Space::Global
-            } else {
-                space
-            };
-        }
-        if space != Space::Generic {
-            space = resolved;
         }
         let access = |write, atomic| MemAccess {
             space: resolved,
@@ -1025,7 +1019,7 @@ impl<'a> Exec<'_, '_, 'a> {
         match inst.op {
             Opcode::Ld => {
                 for l in lanes(m) {
-                    let (s, a) = self.address(addr_op, space, l);
+                    let (s, a) = (spaces[l], self.w.addrs[l]);
                     if vec == 1 {
                         let v = self.load(s, a, esize, l)?;
                         let d = self.dst(inst.dst);
@@ -1057,14 +1051,14 @@ impl<'a> Exec<'_, '_, 'a> {
             }
             Opcode::Wait => {
                 for l in lanes(m) {
-                    let (s, a) = self.address(addr_op, space, l);
-                    self.load(s, a, esize, l)?;
+                    self.load(spaces[l], self.w.addrs[l], esize, l)?;
                 }
                 Ok(access(false, None))
             }
             Opcode::St => {
+                let value = self.val(inst.src[1]);
                 for l in lanes(m) {
-                    let (s, a) = self.address(addr_op, space, l);
+                    let (s, a) = (spaces[l], self.w.addrs[l]);
                     match inst.src[1] {
                         Operand::Vector { regs, len } => {
                             if a % (esize * vec) as u64 != 0 {
@@ -1083,8 +1077,8 @@ impl<'a> Exec<'_, '_, 'a> {
                                 self.store(s, a + (k * esize) as u64, esize, l, v)?;
                             }
                         }
-                        o => {
-                            let v = get(self.w, self.val(o), l);
+                        _ => {
+                            let v = get(self.w, value, l);
                             self.store(s, a, esize, l, v)?;
                         }
                     }
@@ -1113,7 +1107,7 @@ impl<'a> Exec<'_, '_, 'a> {
                     b: vec![0; n],
                 };
                 for l in lanes(m) {
-                    let (s, a) = self.address(addr_op, space, l);
+                    let (s, a) = (spaces[l], self.w.addrs[l]);
                     if a % esize as u64 != 0 {
                         return Err(self.err(
                             SimErrorKind::Misaligned {

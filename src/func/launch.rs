@@ -247,14 +247,20 @@ pub fn run(
 /// Releases every barrier id all of whose expected warps have arrived:
 /// the non-exited warps of the CTA, or `count` threads when given.
 pub fn release_barriers(kernel: &Kernel, warps: &mut [Warp]) {
-    for id in 0..16u32 {
-        let live = warps.iter().filter(|w| !w.done()).count() as u32;
+    // Barrier ids some warp waits at (usually one).
+    let mut ids = 0u32;
+    for w in warps.iter() {
+        if let Some(b) = w.barrier {
+            ids |= 1 << b.id;
+        }
+    }
+    let live = warps.iter().filter(|w| !w.done()).count() as u32;
+    while ids != 0 {
+        let id = ids.trailing_zeros();
+        ids &= ids - 1;
         let waiting: Vec<usize> = (0..warps.len())
             .filter(|&i| warps[i].barrier.is_some_and(|b| b.id == id))
             .collect();
-        if waiting.is_empty() {
-            continue;
-        }
         let lanes = warps[0].lanes;
         let expected = warps[waiting[0]]
             .barrier

@@ -119,15 +119,21 @@ impl GlobalMemory {
     /// Reads a little-endian value of `size` bytes (1, 2, 4, 8).
     #[inline]
     pub fn read_uint(&mut self, addr: u64, size: usize) -> Option<u64> {
-        let mut b = [0u8; 8];
-        self.read(addr, &mut b[..size])
-            .then(|| u64::from_le_bytes(b))
+        let i = self.find(addr, size as u64)?;
+        let a = &self.allocs[i];
+        slice_read(&a.bytes, addr - a.base, size)
     }
 
     /// Writes the low `size` bytes of `value`, little-endian.
     #[inline]
     pub fn write_uint(&mut self, addr: u64, size: usize, value: u64) -> bool {
-        self.write(addr, &value.to_le_bytes()[..size])
+        match self.find(addr, size as u64) {
+            Some(i) => {
+                let a = &mut self.allocs[i];
+                slice_write(&mut a.bytes, addr - a.base, size, value)
+            }
+            None => false,
+        }
     }
 
     /// The name of the allocation nearest below `addr` (for error messages).
@@ -152,17 +158,27 @@ impl GlobalMemory {
     }
 }
 
-/// Reads a little-endian value from a byte slice, bounds-checked.
+/// Reads a little-endian value of 1, 2, 4 or 8 bytes from a byte slice,
+/// bounds-checked (fixed-size reads: no `memcpy` call per lane).
 #[inline]
 pub fn slice_read(mem: &[u8], addr: u64, size: usize) -> Option<u64> {
     let a = usize::try_from(addr).ok()?;
     let bytes = mem.get(a..a.checked_add(size)?)?;
-    let mut b = [0u8; 8];
-    b[..size].copy_from_slice(bytes);
-    Some(u64::from_le_bytes(b))
+    Some(match size {
+        4 => u64::from(u32::from_le_bytes(bytes.try_into().ok()?)),
+        8 => u64::from_le_bytes(bytes.try_into().ok()?),
+        2 => u64::from(u16::from_le_bytes(bytes.try_into().ok()?)),
+        1 => u64::from(bytes[0]),
+        _ => {
+            let mut b = [0u8; 8];
+            b[..size].copy_from_slice(bytes);
+            u64::from_le_bytes(b)
+        }
+    })
 }
 
-/// Writes the low `size` bytes of `value` into a byte slice, bounds-checked.
+/// Writes the low `size` bytes (1, 2, 4 or 8) of `value` into a byte
+/// slice, bounds-checked.
 #[inline]
 pub fn slice_write(mem: &mut [u8], addr: u64, size: usize, value: u64) -> bool {
     let Ok(a) = usize::try_from(addr) else {
@@ -173,7 +189,11 @@ pub fn slice_write(mem: &mut [u8], addr: u64, size: usize, value: u64) -> bool {
     };
     match mem.get_mut(a..end) {
         Some(dst) => {
-            dst.copy_from_slice(&value.to_le_bytes()[..size]);
+            match size {
+                4 => dst.copy_from_slice(&(value as u32).to_le_bytes()),
+                8 => dst.copy_from_slice(&value.to_le_bytes()),
+                _ => dst.copy_from_slice(&value.to_le_bytes()[..size]),
+            }
             true
         }
         None => false,
