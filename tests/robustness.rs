@@ -7,7 +7,12 @@ use std::path::{Path, PathBuf};
 fn shipped_kernels() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
-    for dir in ["kernels", "kernels/cuda", "tests/bad_kernels"] {
+    for dir in [
+        "kernels",
+        "kernels/cuda",
+        "kernels/sync",
+        "tests/bad_kernels",
+    ] {
         let mut v: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
             .unwrap()
             .map(|e| e.unwrap().path())

@@ -19,11 +19,15 @@ fn kernels_dir() -> PathBuf {
 
 /// `kernels/*.toml`, sorted (not recursive: `kernels/sync/` is skipped).
 fn manifests() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(kernels_dir())
-        .expect("kernels/")
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "toml"))
-        .collect();
+    let mut v: Vec<PathBuf> = Vec::new();
+    for dir in [kernels_dir(), kernels_dir().join("sync")] {
+        v.extend(
+            std::fs::read_dir(&dir)
+                .expect("kernels/")
+                .map(|e| e.expect("dir entry").path())
+                .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "toml")),
+        );
+    }
     v.sort();
     v
 }
@@ -78,6 +82,7 @@ fn every_registered_workload_has_a_manifest_and_back() {
         .map(|p| prepared(p).manifest.manifest.workload)
         .collect();
     used.sort();
+    used.dedup(); // the sync workloads serve two manifests each (global and local)
     let mut registered: Vec<String> = registry::WORKLOADS
         .iter()
         .map(|(n, _)| n.to_string())

@@ -32,6 +32,9 @@ pub struct Launch {
     pub params: Vec<toml::Value>,
     /// The manifest's directory (for `file` buffers).
     pub dir: std::path::PathBuf,
+    /// The manifest's `entry` (workloads whose kernels come in variants,
+    /// such as the global and local HeteroSync primitives, read it).
+    pub entry: Option<String>,
 }
 
 impl Launch {

@@ -11,11 +11,53 @@ pub type Constructor = fn(&mut Args, Launch) -> Result<Box<dyn Workload>, Worklo
 /// Every workload, by manifest name (the `workload = "…"` of
 /// `kernels/*.toml`); see [`drivers`] for what each checks.
 pub const WORKLOADS: &[(&str, Constructor)] = &[
+    ("atomic_tree_barrier", |a, l| {
+        Ok(Box::new(drivers::sync_barrier::GridBarrier::new(
+            drivers::sync_barrier::BarrierKind::Atomic,
+            a,
+            l,
+        )?))
+    }),
     ("bfs", |a, l| Ok(Box::new(drivers::bfs::Bfs::new(a, l)?))),
     ("buffers", |a, l| {
         Ok(Box::new(drivers::buffers::Buffers::new(a, l)?))
     }),
+    ("fa_mutex", |a, l| {
+        Ok(Box::new(drivers::sync_lock::Lock::new(
+            drivers::sync_lock::LockKind::FetchAdd,
+            a,
+            l,
+        )?))
+    }),
     ("fwt", |a, l| Ok(Box::new(drivers::fwt::Fwt::new(a, l)?))),
+    ("lf_tree_barrier", |a, l| {
+        Ok(Box::new(drivers::sync_barrier::GridBarrier::new(
+            drivers::sync_barrier::BarrierKind::LockFree,
+            a,
+            l,
+        )?))
+    }),
+    ("sleep_mutex", |a, l| {
+        Ok(Box::new(drivers::sync_lock::Lock::new(
+            drivers::sync_lock::LockKind::Sleep,
+            a,
+            l,
+        )?))
+    }),
+    ("spin_mutex", |a, l| {
+        Ok(Box::new(drivers::sync_lock::Lock::new(
+            drivers::sync_lock::LockKind::Spin,
+            a,
+            l,
+        )?))
+    }),
+    ("spin_mutex_ebo", |a, l| {
+        Ok(Box::new(drivers::sync_lock::Lock::new(
+            drivers::sync_lock::LockKind::SpinEbo,
+            a,
+            l,
+        )?))
+    }),
     ("gather", |a, l| {
         Ok(Box::new(drivers::gather::Gather::new(a, l)?))
     }),

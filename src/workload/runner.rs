@@ -115,6 +115,7 @@ pub fn run_functional(
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default(),
+        entry: m.entry.clone(),
     };
     let mut workload = registry::create(&m.workload, &mut args, launch)?;
     let mut host = FunctionalHost::new(&p.program, p.entry, options);

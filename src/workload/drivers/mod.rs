@@ -3,6 +3,8 @@
 //! | manifest `workload` | driver | kernel(s) | checks |
 //! |---|---|---|---|
 //! | `buffers` | [`buffers::Buffers`] | any | the manifest's `expect` / `expect_file` |
+//! | `spin_mutex`, `spin_mutex_ebo`, `fa_mutex`, `sleep_mutex` | [`sync_lock::Lock`] | `kernels/sync/*` (global and local scope) | protected data and lock words exact |
+//! | `atomic_tree_barrier`, `lf_tree_barrier` | [`sync_barrier::GridBarrier`] | `kernels/sync/*` (plain and local exchange) | episode data, progress, barrier words exact |
 //! | `vector_add` | [`vector_add::VectorAdd`] | `vector_add` | `c` exact |
 //! | `spmv_scalar` | [`spmv_scalar::SpmvScalar`] | `spmv_csr_scalar_kernel` | `out` exact |
 //! | `spmv_vector` | [`spmv_vector::SpmvVector`] | `spmv_csr_vector_kernel` | `out` exact (and rel 1e-5 of the sequential sum) |
@@ -34,6 +36,8 @@ pub mod scalar_product;
 pub mod spmv_scalar;
 pub mod spmv_vector;
 pub mod stencil2d;
+pub mod sync_barrier;
+pub mod sync_lock;
 pub mod vector_add;
 
 use crate::workload::Launch;
