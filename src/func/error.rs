@@ -46,9 +46,34 @@ pub enum SimErrorKind {
     },
 }
 
-/// A run-time error with its location.
+/// A run-time error with its location (boxed, so the interpreter's
+/// `Result<DynInst, SimError>` stays small on the hot path; fields are
+/// reached through `Deref`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SimError {
+pub struct SimError(Box<SimErrorData>);
+
+impl std::ops::Deref for SimError {
+    type Target = SimErrorData;
+    fn deref(&self) -> &SimErrorData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for SimError {
+    fn deref_mut(&mut self) -> &mut SimErrorData {
+        &mut self.0
+    }
+}
+
+impl From<SimErrorData> for SimError {
+    fn from(d: SimErrorData) -> SimError {
+        SimError(Box::new(d))
+    }
+}
+
+/// The contents of a [`SimError`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimErrorData {
     /// What happened.
     pub kind: SimErrorKind,
     /// Kernel name.
@@ -72,7 +97,7 @@ pub struct SimError {
 impl SimError {
     /// An error not tied to an instruction.
     pub fn launch(kernel: &str, reason: impl Into<String>) -> SimError {
-        SimError {
+        SimError::from(SimErrorData {
             kind: SimErrorKind::BadLaunch {
                 reason: reason.into(),
             },
@@ -84,7 +109,7 @@ impl SimError {
             warp: 0,
             lane: None,
             addr: None,
-        }
+        })
     }
 }
 

@@ -9,7 +9,7 @@
 //! (remainder), as NVIDIA GPUs do; `MIN / -1` wraps.
 
 use crate::func::dyninst::{DynInst, MemAccess};
-use crate::func::error::{SimError, SimErrorKind};
+use crate::func::error::{SimError, SimErrorData, SimErrorKind};
 use crate::func::float::*;
 use crate::func::layout::KernelInfo;
 use crate::func::memory::{
@@ -252,9 +252,11 @@ struct Exec<'w, 'c, 'a> {
 }
 
 impl<'a> Exec<'_, '_, 'a> {
+    #[cold]
+    #[inline(never)]
     fn err(&self, kind: SimErrorKind, lane: Option<usize>, addr: Option<u64>) -> SimError {
         let inst = &self.cx.kernel.insts[self.pc as usize];
-        SimError {
+        SimError::from(SimErrorData {
             kind,
             kernel: self.cx.kernel.name.clone(),
             inst: Some(self.pc),
@@ -264,7 +266,7 @@ impl<'a> Exec<'_, '_, 'a> {
             warp: self.w.warp_id,
             lane: lane.map(|l| l as u32),
             addr,
-        }
+        })
     }
 
     #[inline]
@@ -904,7 +906,7 @@ impl<'a> Exec<'_, '_, 'a> {
     }
 
     fn load(&mut self, space: Space, addr: u64, size: usize, lane: usize) -> Result<u64, SimError> {
-        if addr % size as u64 != 0 {
+        if addr & (size as u64 - 1) != 0 {
             return Err(self.err(
                 SimErrorKind::Misaligned {
                     space,
@@ -935,7 +937,7 @@ impl<'a> Exec<'_, '_, 'a> {
         lane: usize,
         v: u64,
     ) -> Result<(), SimError> {
-        if addr % size as u64 != 0 {
+        if addr & (size as u64 - 1) != 0 {
             return Err(self.err(
                 SimErrorKind::Misaligned {
                     space,
@@ -964,6 +966,8 @@ impl<'a> Exec<'_, '_, 'a> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     fn oob(&self, space: Space, addr: u64, size: usize, write: bool, lane: usize) -> SimError {
         let detail = match space {
             Space::Global | Space::Const | Space::Generic => self.cx.global.describe(addr),
@@ -1018,14 +1022,14 @@ impl<'a> Exec<'_, '_, 'a> {
         };
         match inst.op {
             Opcode::Ld => {
+                let d = self.dst(inst.dst);
                 for l in lanes(m) {
                     let (s, a) = (spaces[l], self.w.addrs[l]);
                     if vec == 1 {
                         let v = self.load(s, a, esize, l)?;
-                        let d = self.dst(inst.dst);
                         put(self.w, d, l, v, t);
                     } else {
-                        if a % (esize * vec) as u64 != 0 {
+                        if a & ((esize * vec) as u64 - 1) != 0 {
                             return Err(self.err(
                                 SimErrorKind::Misaligned {
                                     space: s,
@@ -1061,7 +1065,7 @@ impl<'a> Exec<'_, '_, 'a> {
                     let (s, a) = (spaces[l], self.w.addrs[l]);
                     match inst.src[1] {
                         Operand::Vector { regs, len } => {
-                            if a % (esize * vec) as u64 != 0 {
+                            if a & ((esize * vec) as u64 - 1) != 0 {
                                 return Err(self.err(
                                     SimErrorKind::Misaligned {
                                         space: s,
@@ -1108,7 +1112,7 @@ impl<'a> Exec<'_, '_, 'a> {
                 };
                 for l in lanes(m) {
                     let (s, a) = (spaces[l], self.w.addrs[l]);
-                    if a % esize as u64 != 0 {
+                    if a & (esize as u64 - 1) != 0 {
                         return Err(self.err(
                             SimErrorKind::Misaligned {
                                 space: s,

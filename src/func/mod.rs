@@ -19,7 +19,7 @@ pub mod simt_stack;
 pub mod warp;
 
 pub use dyninst::{DynInst, OpClass};
-pub use error::{SimError, SimErrorKind};
+pub use error::{SimError, SimErrorData, SimErrorKind};
 pub use launch::{FuncStats, LaunchConfig};
 pub use memory::GlobalMemory;
 pub use warp::Warp;
