@@ -121,7 +121,9 @@ pub fn run(
     let mut stats = FuncStats::default();
     let mut next_cta = 0u64;
     let mut resident: Vec<Cta> = Vec::new();
-    let make_cta = |linear: u64| -> Cta {
+    // Finished CTAs' buffers, reused for the next CTAs (same shape).
+    let mut spare: Vec<Cta> = Vec::new();
+    let make_cta = |linear: u64, spare: &mut Vec<Cta>| -> Cta {
         let gx = u64::from(cfg.grid[0]);
         let gy = u64::from(cfg.grid[1]);
         let id = [
@@ -129,6 +131,15 @@ pub fn run(
             ((linear / gx) % gy) as u32,
             (linear / (gx * gy)) as u32,
         ];
+        if let Some(mut cta) = spare.pop() {
+            cta.id = id;
+            cta.shared.fill(0);
+            for (w, warp) in cta.warps.iter_mut().enumerate() {
+                let w = w as u32;
+                warp.reset(w * lanes, threads - w * lanes, cfg.block);
+            }
+            return cta;
+        }
         let warps = (0..nwarps)
             .map(|w| {
                 Warp::new(
@@ -151,7 +162,7 @@ pub fn run(
     };
     loop {
         while resident.len() < cfg.max_resident_ctas.max(1) as usize && next_cta < ctas_total {
-            resident.push(make_cta(next_cta));
+            resident.push(make_cta(next_cta, &mut spare));
             next_cta += 1;
         }
         if resident.is_empty() {
@@ -226,9 +237,16 @@ pub fn run(
                 }
             }
         }
-        let before = resident.len();
-        resident.retain(|c| c.warps.iter().any(|w| !w.done()));
-        stats.ctas += (before - resident.len()) as u64;
+        let mut i = 0;
+        while i < resident.len() {
+            if resident[i].warps.iter().all(Warp::done) {
+                // Keep CTA order (determinism): remove, not swap_remove.
+                spare.push(resident.remove(i));
+                stats.ctas += 1;
+            } else {
+                i += 1;
+            }
+        }
         if !progressed && !resident.is_empty() {
             let cta = &resident[0];
             let w = cta.warps.iter().find(|w| !w.done()).expect("a live warp");

@@ -131,6 +131,29 @@ impl Warp {
         }
     }
 
+    /// Makes this (finished) warp a fresh warp of another CTA with the same
+    /// shape, reusing its buffers: registers, predicates and local memory
+    /// are zeroed as in a new warp, so a reused warp behaves identically.
+    pub fn reset(&mut self, first_thread: u32, threads: u32, block: [u32; 3]) {
+        let lanes = self.lanes;
+        self.valid = lanes_mask(threads.min(lanes));
+        for l in 0..lanes {
+            let t = first_thread + l;
+            self.tid[0][l as usize] = t % block[0].max(1);
+            self.tid[1][l as usize] = (t / block[0].max(1)) % block[1].max(1);
+            self.tid[2][l as usize] = t / (block[0].max(1) * block[1].max(1));
+        }
+        self.regs.fill(0);
+        self.preds.fill(0);
+        self.local.fill(0);
+        self.addrs.fill(0);
+        self.stack = SimtStack::new(self.valid);
+        self.barrier = None;
+        self.bar_red = 0;
+        self.pending_atomics.clear();
+        self.executed = 0;
+    }
+
     /// True when every lane has exited.
     pub fn done(&self) -> bool {
         self.stack.top().is_none()
