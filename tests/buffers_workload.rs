@@ -11,7 +11,7 @@ fn root() -> &'static Path {
 
 /// Writes `manifest` next to a copy of kernels/saxpy.ptx in a fresh
 /// directory; returns the manifest path.
-fn setup(name: &str, manifest: &str, files: &[(&str, Vec<u8>)]) -> PathBuf {
+fn setup(name: &str, manifest: &str, files: &[(&str, Vec<u8>)]) -> Scratch {
     let dir = std::env::temp_dir().join(format!("gpusim-buffers-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(root().join("kernels/saxpy.ptx"), dir.join("saxpy.ptx")).unwrap();
@@ -20,7 +20,26 @@ fn setup(name: &str, manifest: &str, files: &[(&str, Vec<u8>)]) -> PathBuf {
     }
     let m = dir.join("m.toml");
     std::fs::write(&m, manifest).unwrap();
-    m
+    Scratch { dir, manifest: m }
+}
+
+/// A scratch directory holding a manifest; removed when dropped.
+struct Scratch {
+    dir: PathBuf,
+    manifest: PathBuf,
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.manifest
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 fn run(m: &Path) -> Result<gpusim::workload::Check, String> {

@@ -57,7 +57,7 @@ fn locks_need_no_co_residency() {
 
 /// Copies a primitive's PTX and manifest into a temp dir with `edit`
 /// applied to the PTX.
-fn broken(manifest: &str, edit: impl Fn(&str) -> String) -> PathBuf {
+fn broken(manifest: &str, edit: impl Fn(&str) -> String) -> Scratch {
     let dir = std::env::temp_dir().join(format!("gpusim-sync-{}-{manifest}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let m = sync_dir().join(format!("{manifest}.toml"));
@@ -72,7 +72,27 @@ fn broken(manifest: &str, edit: impl Fn(&str) -> String) -> PathBuf {
     assert_ne!(edited, ptx, "the edit must change the kernel");
     std::fs::write(dir.join(ptx_name), edited).unwrap();
     std::fs::write(dir.join(format!("{manifest}.toml")), text).unwrap();
-    dir.join(format!("{manifest}.toml"))
+    let manifest = dir.join(format!("{manifest}.toml"));
+    Scratch { dir, manifest }
+}
+
+/// A scratch directory holding a manifest; removed when dropped.
+struct Scratch {
+    dir: PathBuf,
+    manifest: PathBuf,
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.manifest
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 #[test]
