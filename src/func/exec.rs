@@ -1424,10 +1424,10 @@ pub fn perform_atomic(w: &mut Warp, global: &mut GlobalMemory, shared: &mut [u8]
                 global.write_uint(addr, size, new);
             }
         }
-        if let Some(off) = p.dst {
-            if off != usize::MAX {
-                w.regs[off + l] = old;
-            }
+        if let Some(off) = p.dst
+            && off != usize::MAX
+        {
+            w.regs[off + l] = old;
         }
     }
 }

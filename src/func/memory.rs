@@ -70,10 +70,10 @@ impl GlobalMemory {
                 && addr.wrapping_add(len) <= a.base + a.bytes.len() as u64
                 && addr.checked_add(len).is_some()
         };
-        if let Some(a) = self.allocs.get(self.last_hit) {
-            if fits(a) {
-                return Some(self.last_hit);
-            }
+        if let Some(a) = self.allocs.get(self.last_hit)
+            && fits(a)
+        {
+            return Some(self.last_hit);
         }
         // Allocations are created in increasing address order.
         let i = self.allocs.partition_point(|a| a.base <= addr);

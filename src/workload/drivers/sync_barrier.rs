@@ -68,7 +68,7 @@ impl GridBarrier {
                 "grid {grid:?}: the barriers use a 1-D grid"
             )));
         }
-        if g > num_sm && g % num_sm != 0 {
+        if g > num_sm && !g.is_multiple_of(num_sm) {
             return Err(WorkloadError::Args(format!(
                 "grid {g} with num_sm {num_sm}: HeteroSync's barriers need G <= num_sm or G % num_sm == 0"
             )));
