@@ -1099,16 +1099,28 @@ impl<'a> Exec<'_, '_, 'a> {
                 let av = self.val(aop);
                 let bv = self.val(bop);
                 let n = self.n;
-                let mut p = PendingAtomic {
-                    inst: InstId(self.pc),
-                    op: inst.mods.atom,
-                    ty: t,
-                    space: resolved,
-                    mask: m,
-                    dst,
-                    addr: vec![0; n],
-                    a: vec![0; n],
-                    b: vec![0; n],
+                // Reuse a performed atomic's buffers when there is one.
+                let mut p = match self.w.atomic_pool.pop() {
+                    Some(mut p) => {
+                        p.inst = InstId(self.pc);
+                        p.op = inst.mods.atom;
+                        p.ty = t;
+                        p.space = resolved;
+                        p.mask = m;
+                        p.dst = dst;
+                        p
+                    }
+                    None => PendingAtomic {
+                        inst: InstId(self.pc),
+                        op: inst.mods.atom,
+                        ty: t,
+                        space: resolved,
+                        mask: m,
+                        dst,
+                        addr: vec![0; n],
+                        a: vec![0; n],
+                        b: vec![0; n],
+                    },
                 };
                 for l in lanes(m) {
                     let (s, a) = (spaces[l], self.w.addrs[l]);
@@ -1430,4 +1442,5 @@ pub fn perform_atomic(w: &mut Warp, global: &mut GlobalMemory, shared: &mut [u8]
             w.regs[off + l] = old;
         }
     }
+    w.atomic_pool.push(p);
 }

@@ -80,6 +80,8 @@ pub struct Warp {
     pub bar_red: u32,
     /// Atomics issued but not yet performed, oldest first.
     pub pending_atomics: VecDeque<PendingAtomic>,
+    /// Performed atomics, kept so their lane buffers are reused.
+    pub atomic_pool: Vec<PendingAtomic>,
     /// Warp instructions executed.
     pub executed: u64,
     /// Operand buffers of the interpreter (3 × 64 lanes), kept to avoid
@@ -126,6 +128,7 @@ impl Warp {
             barrier: None,
             bar_red: 0,
             pending_atomics: VecDeque::new(),
+            atomic_pool: Vec::new(),
             executed: 0,
             scratch: vec![0; 3 * 64],
         }
