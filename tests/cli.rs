@@ -110,3 +110,94 @@ fn help_lists_the_commands() {
     assert_eq!(code, 0);
     assert!(out.contains("check") && out.contains("cfg"));
 }
+
+#[test]
+fn run_functional_reports_pass_and_exit_codes() {
+    let (code, out, err) = gpusim(&["run", "kernels/spmv_scalar.ptx", "--functional"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("kernel    spmv_csr_scalar_kernel (kernels/spmv_scalar.ptx)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("workload  spmv_scalar: 1 launch, 16 CTAs"),
+        "{out}"
+    );
+    assert!(out.trim_end().ends_with("check     PASS"), "{out}");
+    // Unknown argument: an error (exit 2) that names it.
+    let (code, _, err) = gpusim(&[
+        "run",
+        "kernels/spmv_scalar.ptx",
+        "--functional",
+        "--arg",
+        "rosw=5",
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown argument `rosw` (did you mean `rows`?)"),
+        "{err}"
+    );
+    // No timing model yet: said plainly, exit 2.
+    let (code, _, err) = gpusim(&["run", "kernels/spmv_scalar.ptx"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--functional"), "{err}");
+}
+
+#[test]
+fn run_functional_mismatch_exits_one() {
+    // saxpy with a wrong `a` (3 instead of 2) against its expected file.
+    let dir = std::env::temp_dir().join(format!("gpusim-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    for f in ["saxpy.ptx", "saxpy_expected.bin"] {
+        std::fs::copy(root.join(f), dir.join(f)).unwrap();
+    }
+    let manifest = std::fs::read_to_string(root.join("saxpy.toml"))
+        .unwrap()
+        .replace("{ f32 = 2.0 }", "{ f32 = 3.0 }");
+    std::fs::write(dir.join("saxpy.toml"), manifest).unwrap();
+    let m = dir.join("saxpy.toml");
+    let (code, out, _) = gpusim(&["run", m.to_str().unwrap(), "--functional"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(code, 1, "{out}");
+    // x = i, y = 1: y[1] = 3·1 + 1 = 4 instead of 3.
+    assert!(
+        out.contains("MISMATCH in `y`: 999 of 1024 elements differ"),
+        "{out}"
+    );
+    assert!(out.contains("[1] expected 3e0, got 4e0"), "{out}");
+}
+
+#[test]
+fn trace_prints_one_warp_stream() {
+    let (code, out, err) = gpusim(&[
+        "trace",
+        "kernels/vector_add.ptx",
+        "--cta",
+        "1",
+        "--warp",
+        "2",
+        "--limit",
+        "8",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 8);
+    assert!(
+        lines[0].starts_with("vector_add cta 1 warp 2 pc 0x0000 mask ffffffff line"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[0].ends_with("ld.param.u32 %r1, [vector_add_param_3];"),
+        "{}",
+        lines[0]
+    );
+    // The bounds-check branch: no lane takes it, so only `exec` differs.
+    assert!(
+        lines[6].contains("@%p1 bra $L__BB0_2; exec 00000000"),
+        "{}",
+        lines[6]
+    );
+    assert!(lines.iter().all(|l| l.contains(" cta 1 warp 2 ")));
+}
