@@ -13,7 +13,8 @@ use crate::func::error::{SimError, SimErrorData, SimErrorKind};
 use crate::func::float::*;
 use crate::func::layout::KernelInfo;
 use crate::func::memory::{
-    GlobalMemory, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, slice_read, slice_write,
+    GlobalMemory, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, slice_read, slice_read_n, slice_write,
+    slice_write_n,
 };
 use crate::func::simt_stack::NO_RPC;
 use crate::func::warp::{BarrierWait, PendingAtomic, Warp};
@@ -121,6 +122,76 @@ fn lanes(mut m: u64) -> impl Iterator<Item = usize> {
             Some(l)
         }
     })
+}
+
+/// Loads `N` bytes for every lane of `m` from `w.addrs` through `read`
+/// into `d`; returns the first lane whose access is misaligned or out of
+/// bounds.
+#[inline(always)]
+fn load_lanes<const N: usize>(
+    w: &mut Warp,
+    m: u64,
+    d: Dst,
+    t: Type,
+    mut read: impl FnMut(u64) -> Option<u64>,
+) -> Option<usize> {
+    for l in lanes(m) {
+        let a = w.addrs[l];
+        let v = if a & (N as u64 - 1) != 0 {
+            None
+        } else {
+            read(a)
+        };
+        match v {
+            Some(v) => put(w, d, l, v, t),
+            None => return Some(l),
+        }
+    }
+    None
+}
+
+/// Stores `N` bytes of `value` for every lane of `m` at `w.addrs` through
+/// `write`; returns the first lane whose access is misaligned or out of
+/// bounds.
+#[inline(always)]
+fn store_lanes<const N: usize>(
+    w: &Warp,
+    m: u64,
+    value: Val,
+    mut write: impl FnMut(u64, u64) -> bool,
+) -> Option<usize> {
+    for l in lanes(m) {
+        let a = w.addrs[l];
+        if a & (N as u64 - 1) != 0 || !write(a, get(w, value, l)) {
+            return Some(l);
+        }
+    }
+    None
+}
+
+/// [`load_lanes`] for a size known only at run time.
+#[inline(always)]
+fn load_lanes_any(
+    w: &mut Warp,
+    m: u64,
+    d: Dst,
+    t: Type,
+    size: usize,
+    mut read: impl FnMut(u64) -> Option<u64>,
+) -> Option<usize> {
+    for l in lanes(m) {
+        let a = w.addrs[l];
+        let v = if a & (size as u64 - 1) != 0 {
+            None
+        } else {
+            read(a)
+        };
+        match v {
+            Some(v) => put(w, d, l, v, t),
+            None => return Some(l),
+        }
+    }
+    None
 }
 
 /// Reads operand `v` for all `n` lanes into `out` (inactive lanes too: ALU
@@ -994,8 +1065,160 @@ impl<'a> Exec<'_, '_, 'a> {
     }
 
     /// Loads, stores, atomics, waits.
+    /// The common case of `memory`: a scalar `ld`/`st` in an explicit
+    /// space through `[reg+offset]` — one tight loop per lane, no generic
+    /// address classification.
+    fn memory_scalar_reg(
+        &mut self,
+        m: u64,
+        reg: RegId,
+        offset: i64,
+    ) -> Result<MemAccess, SimError> {
+        let inst = self.inst();
+        let t = inst.ty;
+        let esize = t.bytes() as usize;
+        let align = esize as u64 - 1;
+        let space = if inst.mods.space == Space::Const {
+            Space::Global
+        } else {
+            inst.mods.space
+        };
+        let base = reg.0 as usize * self.n;
+        for l in lanes(m) {
+            self.w.addrs[l] = self.w.regs[base + l].wrapping_add(offset as u64);
+        }
+        let write = inst.op == Opcode::St;
+        if write {
+            let value = self.val(inst.src[1]);
+            // Shared and global stores of 4 and 8 bytes: specialised loops.
+            let failed = match (space, esize) {
+                (Space::Shared, 4) => store_lanes::<4>(self.w, m, value, |a, v| {
+                    slice_write_n::<4>(self.cx.shared, a, v)
+                }),
+                (Space::Shared, 8) => store_lanes::<8>(self.w, m, value, |a, v| {
+                    slice_write_n::<8>(self.cx.shared, a, v)
+                }),
+                (Space::Global, 4) => {
+                    let g = &mut *self.cx.global;
+                    store_lanes::<4>(self.w, m, value, |a, v| g.write_uint(a, 4, v))
+                }
+                (Space::Global, 8) => {
+                    let g = &mut *self.cx.global;
+                    store_lanes::<8>(self.w, m, value, |a, v| g.write_uint(a, 8, v))
+                }
+                _ => {
+                    for l in lanes(m) {
+                        let a = self.w.addrs[l];
+                        let v = get(self.w, value, l);
+                        self.store(space, a, esize, l, v)?;
+                    }
+                    None
+                }
+            };
+            if let Some(l) = failed {
+                let a = self.w.addrs[l];
+                return Err(if a & align != 0 {
+                    self.err(
+                        SimErrorKind::Misaligned {
+                            space,
+                            size: esize as u32,
+                        },
+                        Some(l),
+                        Some(a),
+                    )
+                } else {
+                    self.oob(space, a, esize, true, l)
+                });
+            }
+        } else {
+            let d = self.dst(inst.dst);
+            // One specialised loop per (space, size): the size is a constant
+            // and the space is not re-examined per lane.
+            let failed = match (space, esize) {
+                (Space::Shared, 4) => {
+                    load_lanes::<4>(self.w, m, d, t, |a| slice_read_n::<4>(self.cx.shared, a))
+                }
+                (Space::Shared, 8) => {
+                    load_lanes::<8>(self.w, m, d, t, |a| slice_read_n::<8>(self.cx.shared, a))
+                }
+                (Space::Global, 4) => {
+                    let g = &mut *self.cx.global;
+                    load_lanes::<4>(self.w, m, d, t, |a| g.read_n::<4>(a))
+                }
+                (Space::Global, 8) => {
+                    let g = &mut *self.cx.global;
+                    load_lanes::<8>(self.w, m, d, t, |a| g.read_n::<8>(a))
+                }
+                (Space::Param, _) => {
+                    let params = self.cx.params;
+                    load_lanes_any(self.w, m, d, t, esize, |a| slice_read(params, a, esize))
+                }
+                (Space::Shared, _) => {
+                    let shared = &*self.cx.shared;
+                    load_lanes_any(self.w, m, d, t, esize, |a| slice_read(shared, a, esize))
+                }
+                (Space::Local, _) => {
+                    let mut failed = None;
+                    for l in lanes(m) {
+                        let a = self.w.addrs[l];
+                        let ls = self.w.local_size as usize;
+                        let v = if a & align != 0 {
+                            None
+                        } else {
+                            slice_read(&self.w.local[l * ls..(l + 1) * ls], a, esize)
+                        };
+                        match v {
+                            Some(v) => put(self.w, d, l, v, t),
+                            None => {
+                                failed = Some(l);
+                                break;
+                            }
+                        }
+                    }
+                    failed
+                }
+                _ => {
+                    let g = &mut *self.cx.global;
+                    load_lanes_any(self.w, m, d, t, esize, |a| g.read_uint(a, esize))
+                }
+            };
+            if let Some(l) = failed {
+                let a = self.w.addrs[l];
+                return Err(if a & align != 0 {
+                    self.err(
+                        SimErrorKind::Misaligned {
+                            space,
+                            size: esize as u32,
+                        },
+                        Some(l),
+                        Some(a),
+                    )
+                } else {
+                    self.oob(space, a, esize, false, l)
+                });
+            }
+        }
+        Ok(MemAccess {
+            space,
+            size: esize as u32,
+            write,
+            atomic: None,
+        })
+    }
+
     fn memory(&mut self, m: u64) -> Result<MemAccess, SimError> {
         let inst = self.inst();
+        if inst.mods.vec <= 1
+            && matches!(inst.op, Opcode::Ld | Opcode::St)
+            && !inst.mods.has(flag::WAIT)
+            && inst.mods.space != Space::Generic
+            && let Operand::Addr(Address {
+                base: AddrBase::Reg(r),
+                offset,
+            }) = inst.src[0]
+        {
+            return self.memory_scalar_reg(m, r, offset);
+        }
         let t = inst.ty;
         let esize = t.bytes() as usize;
         let vec = usize::from(inst.mods.vec.max(1));

@@ -124,6 +124,15 @@ impl GlobalMemory {
         slice_read(&a.bytes, addr - a.base, size)
     }
 
+    /// Reads an `N`-byte little-endian value (constant size: one load after
+    /// the allocation lookup).
+    #[inline(always)]
+    pub fn read_n<const N: usize>(&mut self, addr: u64) -> Option<u64> {
+        let i = self.find(addr, N as u64)?;
+        let a = &self.allocs[i];
+        slice_read_n::<N>(&a.bytes, addr - a.base)
+    }
+
     /// Writes the low `size` bytes of `value`, little-endian.
     #[inline]
     pub fn write_uint(&mut self, addr: u64, size: usize, value: u64) -> bool {
@@ -155,6 +164,36 @@ impl GlobalMemory {
     /// Total bytes allocated.
     pub fn allocated_bytes(&self) -> u64 {
         self.allocs.iter().map(|a| a.bytes.len() as u64).sum()
+    }
+}
+
+/// Reads an `N`-byte little-endian value (N = 1, 2, 4, 8) from a byte
+/// slice, bounds-checked; the size is a constant so this is one load.
+#[inline(always)]
+pub fn slice_read_n<const N: usize>(mem: &[u8], addr: u64) -> Option<u64> {
+    let a = usize::try_from(addr).ok()?;
+    let b: &[u8; N] = mem.get(a..a.checked_add(N)?)?.try_into().ok()?;
+    let mut x = [0u8; 8];
+    x[..N].copy_from_slice(b);
+    Some(u64::from_le_bytes(x))
+}
+
+/// Writes the low `N` bytes (N = 1, 2, 4, 8) of `value` into a byte slice,
+/// bounds-checked; constant size, so one store.
+#[inline(always)]
+pub fn slice_write_n<const N: usize>(mem: &mut [u8], addr: u64, value: u64) -> bool {
+    let Ok(a) = usize::try_from(addr) else {
+        return false;
+    };
+    let Some(end) = a.checked_add(N) else {
+        return false;
+    };
+    match mem.get_mut(a..end) {
+        Some(dst) => {
+            dst.copy_from_slice(&value.to_le_bytes()[..N]);
+            true
+        }
+        None => false,
     }
 }
 
