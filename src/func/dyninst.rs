@@ -113,6 +113,22 @@ pub struct DynInst {
 }
 
 impl DynInst {
+    /// An empty record (to be filled by [`crate::func::exec::exec_into`]).
+    pub fn blank() -> DynInst {
+        DynInst {
+            inst: InstId(0),
+            class: OpClass::IntAlu,
+            active: 0,
+            exec: 0,
+            taken: 0,
+            next_pc: None,
+            mem: None,
+            barrier: false,
+            exit: false,
+            waiting: false,
+        }
+    }
+
     /// True if the branch split the warp.
     pub fn diverged(&self) -> bool {
         self.taken != 0 && self.taken != self.exec

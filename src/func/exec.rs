@@ -391,6 +391,14 @@ impl<'a> Exec<'_, '_, 'a> {
 
 /// Executes the warp's next instruction. The warp must not be finished.
 pub fn exec(w: &mut Warp, cx: &mut ExecCtx<'_>) -> Result<DynInst, SimError> {
+    let mut d = DynInst::blank();
+    exec_into(w, cx, &mut d)?;
+    Ok(d)
+}
+
+/// [`exec`] writing into a caller-owned record (the functional driver reuses
+/// one, so the hot loop does not copy a fresh record out of every call).
+pub fn exec_into(w: &mut Warp, cx: &mut ExecCtx<'_>, out: &mut DynInst) -> Result<(), SimError> {
     let pc = w.stack.pc().expect("exec on a finished warp");
     let n = w.lanes as usize;
     let inst = &cx.kernel.insts[pc as usize];
@@ -403,7 +411,7 @@ pub fn exec(w: &mut Warp, cx: &mut ExecCtx<'_>) -> Result<DynInst, SimError> {
         }
     };
     w.executed += 1;
-    let mut d = DynInst {
+    *out = DynInst {
         inst: InstId(pc),
         class: cx.info.class[pc as usize],
         active,
@@ -415,6 +423,7 @@ pub fn exec(w: &mut Warp, cx: &mut ExecCtx<'_>) -> Result<DynInst, SimError> {
         exit: false,
         waiting: DynInst::is_waiting_inst(inst),
     };
+    let d = out;
     let op = inst.op;
     let kernel = cx.kernel;
     let mut e = Exec {
@@ -493,7 +502,7 @@ pub fn exec(w: &mut Warp, cx: &mut ExecCtx<'_>) -> Result<DynInst, SimError> {
         }
     }
     d.next_pc = e.w.stack.pc();
-    Ok(d)
+    Ok(())
 }
 
 impl<'a> Exec<'_, '_, 'a> {

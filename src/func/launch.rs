@@ -5,7 +5,7 @@
 
 use crate::func::dyninst::DynInst;
 use crate::func::error::{SimError, SimErrorKind};
-use crate::func::exec::{ExecCtx, LaunchEnv, exec, perform_atomic};
+use crate::func::exec::{ExecCtx, LaunchEnv, exec_into, perform_atomic};
 use crate::func::layout::KernelInfo;
 use crate::func::memory::GlobalMemory;
 use crate::func::warp::Warp;
@@ -169,6 +169,7 @@ pub fn run(
             break;
         }
         let mut progressed = false;
+        let mut d = DynInst::blank();
         for cta in resident.iter_mut() {
             let linear = u64::from(cta.id[0])
                 + u64::from(cfg.grid[0])
@@ -201,7 +202,7 @@ pub fn run(
                         break;
                     }
                     cx.env.clock = stats.warp_insts;
-                    let d = exec(w, &mut cx)?;
+                    exec_into(w, &mut cx, &mut d)?;
                     while !w.pending_atomics.is_empty() {
                         perform_atomic(w, cx.global, cx.shared);
                     }
