@@ -124,32 +124,6 @@ fn lanes(mut m: u64) -> impl Iterator<Item = usize> {
     })
 }
 
-/// Loads `N` bytes for every lane of `m` from `w.addrs` through `read`
-/// into `d`; returns the first lane whose access is misaligned or out of
-/// bounds.
-#[inline(always)]
-fn load_lanes<const N: usize>(
-    w: &mut Warp,
-    m: u64,
-    d: Dst,
-    t: Type,
-    mut read: impl FnMut(u64) -> Option<u64>,
-) -> Option<usize> {
-    for l in lanes(m) {
-        let a = w.addrs[l];
-        let v = if a & (N as u64 - 1) != 0 {
-            None
-        } else {
-            read(a)
-        };
-        match v {
-            Some(v) => put(w, d, l, v, t),
-            None => return Some(l),
-        }
-    }
-    None
-}
-
 /// Stores `N` bytes of `value` for every lane of `m` at `w.addrs` through
 /// `write`; returns the first lane whose access is misaligned or out of
 /// bounds.
@@ -169,9 +143,12 @@ fn store_lanes<const N: usize>(
     None
 }
 
-/// [`load_lanes`] for a size known only at run time.
+/// Loads `size` bytes for every lane of `m` from `w.addrs` through `read`
+/// into `d`; returns the first lane whose access is misaligned or out of
+/// bounds. Inlined with a constant `size` and a constant-size `read`, this
+/// is the specialised per-lane loop.
 #[inline(always)]
-fn load_lanes_any(
+fn load_lanes(
     w: &mut Warp,
     m: u64,
     d: Dst,
@@ -1145,26 +1122,26 @@ impl<'a> Exec<'_, '_, 'a> {
             // and the space is not re-examined per lane.
             let failed = match (space, esize) {
                 (Space::Shared, 4) => {
-                    load_lanes::<4>(self.w, m, d, t, |a| slice_read_n::<4>(self.cx.shared, a))
+                    load_lanes(self.w, m, d, t, 4, |a| slice_read_n::<4>(self.cx.shared, a))
                 }
                 (Space::Shared, 8) => {
-                    load_lanes::<8>(self.w, m, d, t, |a| slice_read_n::<8>(self.cx.shared, a))
+                    load_lanes(self.w, m, d, t, 8, |a| slice_read_n::<8>(self.cx.shared, a))
                 }
                 (Space::Global, 4) => {
                     let g = &mut *self.cx.global;
-                    load_lanes::<4>(self.w, m, d, t, |a| g.read_n::<4>(a))
+                    load_lanes(self.w, m, d, t, 4, |a| g.read_n::<4>(a))
                 }
                 (Space::Global, 8) => {
                     let g = &mut *self.cx.global;
-                    load_lanes::<8>(self.w, m, d, t, |a| g.read_n::<8>(a))
+                    load_lanes(self.w, m, d, t, 8, |a| g.read_n::<8>(a))
                 }
                 (Space::Param, _) => {
                     let params = self.cx.params;
-                    load_lanes_any(self.w, m, d, t, esize, |a| slice_read(params, a, esize))
+                    load_lanes(self.w, m, d, t, esize, |a| slice_read(params, a, esize))
                 }
                 (Space::Shared, _) => {
                     let shared = &*self.cx.shared;
-                    load_lanes_any(self.w, m, d, t, esize, |a| slice_read(shared, a, esize))
+                    load_lanes(self.w, m, d, t, esize, |a| slice_read(shared, a, esize))
                 }
                 (Space::Local, _) => {
                     let mut failed = None;
@@ -1188,7 +1165,7 @@ impl<'a> Exec<'_, '_, 'a> {
                 }
                 _ => {
                     let g = &mut *self.cx.global;
-                    load_lanes_any(self.w, m, d, t, esize, |a| g.read_uint(a, esize))
+                    load_lanes(self.w, m, d, t, esize, |a| g.read_uint(a, esize))
                 }
             };
             if let Some(l) = failed {

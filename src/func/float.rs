@@ -31,39 +31,20 @@ pub fn sat64(x: f64) -> f64 {
     if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
 }
 
-/// PTX `min`: the non-NaN operand if one is NaN; `-0 < +0`.
+/// PTX `min` on f32 (through [`min64`]: f32→f64 is exact and keeps the
+/// sign of zero, so the result converts back exactly).
 #[inline]
 pub fn min32(a: f32, b: f32) -> f32 {
-    if a.is_nan() {
-        b
-    } else if b.is_nan() {
-        a
-    } else if a == b {
-        if a.is_sign_negative() { a } else { b }
-    } else if a < b {
-        a
-    } else {
-        b
-    }
+    min64(f64::from(a), f64::from(b)) as f32
 }
 
-/// PTX `max`: the non-NaN operand if one is NaN; `+0 > -0`.
+/// PTX `max` on f32 (through [`max64`]).
 #[inline]
 pub fn max32(a: f32, b: f32) -> f32 {
-    if a.is_nan() {
-        b
-    } else if b.is_nan() {
-        a
-    } else if a == b {
-        if a.is_sign_positive() { a } else { b }
-    } else if a > b {
-        a
-    } else {
-        b
-    }
+    max64(f64::from(a), f64::from(b)) as f32
 }
 
-/// PTX `min` on f64.
+/// PTX `min`: the non-NaN operand if one is NaN; `-0 < +0`.
 #[inline]
 pub fn min64(a: f64, b: f64) -> f64 {
     if a.is_nan() {
@@ -79,7 +60,7 @@ pub fn min64(a: f64, b: f64) -> f64 {
     }
 }
 
-/// PTX `max` on f64.
+/// PTX `max`: the non-NaN operand if one is NaN; `+0 > -0`.
 #[inline]
 pub fn max64(a: f64, b: f64) -> f64 {
     if a.is_nan() {
