@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod config;
 pub mod func;
 pub mod ir;
 pub mod program;

@@ -1,0 +1,309 @@
+//! Machine configuration: every parameter of the timing model (DESIGN §3–§4).
+//!
+//! A config is TOML; presets ship in the binary. Field names here are the
+//! TOML keys (`[core] num_sms = 15`, `--set l1d.ways=8`).
+
+use serde::{Deserialize, Serialize};
+
+/// The whole machine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuConfig {
+    /// SM count, occupancy limits, pipeline widths.
+    pub core: CoreConfig,
+    /// Functional-unit latencies and initiation intervals.
+    pub latency: LatencyConfig,
+    /// Instruction cache (per SM).
+    pub icache: CacheConfig,
+    /// L1 data cache (per SM).
+    pub l1d: L1dConfig,
+    /// Shared memory (per SM).
+    pub shared: SharedConfig,
+    /// Interconnect between SMs and L2 slices.
+    pub icnt: IcntConfig,
+    /// L2 slices.
+    pub l2: L2Config,
+    /// DRAM channels.
+    pub dram: DramConfig,
+    /// Policy parameters.
+    pub sched: SchedConfig,
+    /// Simulation controls.
+    pub sim: SimConfig,
+}
+
+/// SM count, occupancy limits and pipeline widths.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoreConfig {
+    /// Streaming multiprocessors.
+    pub num_sms: u32,
+    /// Threads per warp (32, or 64 for AWG wavefronts).
+    pub warp_size: u32,
+    /// Warp slots per SM.
+    pub max_warps_per_sm: u32,
+    /// Threads per SM.
+    pub max_threads_per_sm: u32,
+    /// CTAs per SM.
+    pub max_ctas_per_sm: u32,
+    /// 32-bit registers per SM.
+    pub registers_per_sm: u32,
+    /// Registers per thread assumed when a manifest gives no
+    /// `regs_per_thread`.
+    pub default_regs_per_thread: u32,
+    /// Bytes of shared memory per SM.
+    pub shared_mem_per_sm: u32,
+    /// Warp schedulers per SM (warp w belongs to scheduler w % n).
+    pub schedulers_per_sm: u32,
+    /// Instructions each scheduler may issue per cycle.
+    pub issue_width: u32,
+    /// I-buffer slots per warp.
+    pub ibuffer_entries: u32,
+    /// SP (integer and fp32) units per SM.
+    pub sp_units: u32,
+    /// SFU units per SM.
+    pub sfu_units: u32,
+    /// Double-precision units per SM.
+    pub dp_units: u32,
+    /// Cycles from the last warp's arrival at a barrier to the waiting
+    /// warps becoming issuable.
+    pub barrier_latency: u32,
+}
+
+/// Latencies (cycles from issue to result) and initiation intervals
+/// (cycles before the unit accepts the next instruction). Arrays are
+/// `[add, max, mul, mad, div]` as in GPGPU-Sim's `-ptx_opcode_latency_*`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatencyConfig {
+    /// Integer latencies `[add, max, mul, mad, div]`.
+    pub int: [u32; 5],
+    /// Integer initiation intervals.
+    pub int_initiation: [u32; 5],
+    /// fp32 latencies `[add, max, mul, mad, div]`.
+    pub fp32: [u32; 5],
+    /// fp32 initiation intervals.
+    pub fp32_initiation: [u32; 5],
+    /// fp64 latencies `[add, max, mul, mad, div]`.
+    pub fp64: [u32; 5],
+    /// fp64 initiation intervals.
+    pub fp64_initiation: [u32; 5],
+    /// SFU (transcendentals, sqrt, rcp) latency.
+    pub sfu: u32,
+    /// SFU initiation interval.
+    pub sfu_initiation: u32,
+    /// Branch / control instructions (SP pipeline).
+    pub control: u32,
+    /// Warp-level operations (`shfl`, `vote`).
+    pub warp_op: u32,
+    /// `.param` and `.const` loads (constant cache hit).
+    pub const_load: u32,
+}
+
+/// A set-associative cache's geometry and hit latency.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheConfig {
+    /// Sets.
+    pub sets: u32,
+    /// Ways per set.
+    pub ways: u32,
+    /// Line size in bytes.
+    pub line: u32,
+    /// Hit latency in cycles.
+    pub hit_latency: u32,
+}
+
+/// The L1 data cache.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct L1dConfig {
+    /// Sets.
+    pub sets: u32,
+    /// Ways per set.
+    pub ways: u32,
+    /// Line size in bytes (also the coalescing granularity).
+    pub line: u32,
+    /// Hit latency in cycles.
+    pub hit_latency: u32,
+    /// Miss status holding registers (outstanding missed lines).
+    pub mshrs: u32,
+    /// Requests one MSHR can merge (the first included).
+    pub mshr_merge: u32,
+}
+
+/// Shared memory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedConfig {
+    /// Banks.
+    pub banks: u32,
+    /// Bytes per bank word.
+    pub bank_width: u32,
+    /// Latency of a conflict-free access.
+    pub latency: u32,
+}
+
+/// The interconnect (one port per SM and per L2 slice, each direction).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IcntConfig {
+    /// Cycles a packet spends in flight after leaving its port.
+    pub latency: u32,
+    /// Bytes per flit.
+    pub flit_bytes: u32,
+    /// Flits a port sends per cycle.
+    pub flits_per_cycle: u32,
+    /// Packets waiting at an SM's injection port before it refuses more
+    /// (an `icnt_stall`).
+    pub queue: u32,
+    /// Bytes of a packet header (a read request is one header).
+    pub header_bytes: u32,
+}
+
+/// L2 slices (address-interleaved by line).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct L2Config {
+    /// Slices in total (each DRAM channel owns `slices / dram.channels`).
+    pub slices: u32,
+    /// Sets per slice.
+    pub sets: u32,
+    /// Ways per set.
+    pub ways: u32,
+    /// Line size in bytes.
+    pub line: u32,
+    /// Cycles from a request's arrival to its tag lookup (ROP latency).
+    pub latency: u32,
+}
+
+/// DRAM channels.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DramConfig {
+    /// Channels.
+    pub channels: u32,
+    /// Access latency in cycles.
+    pub latency: u32,
+    /// Bytes a channel transfers per cycle.
+    pub bytes_per_cycle: u32,
+    /// Requests a channel's queue holds (a full queue is a `dram_full`
+    /// stall at the L2).
+    pub queue: u32,
+}
+
+/// Policy parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedConfig {
+    /// Active-set size of `two-level`.
+    pub two_level_active: u32,
+}
+
+/// Simulation controls.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    /// Jump over cycles in which nothing can change (never changes results).
+    pub idle_skip: bool,
+    /// Stop with an error after this many cycles per launch.
+    pub max_cycles: u64,
+}
+
+impl GpuConfig {
+    /// The GTX480 preset (GPGPU-Sim's tested configuration; DESIGN §4).
+    pub fn gtx480() -> GpuConfig {
+        GpuConfig {
+            core: CoreConfig {
+                num_sms: 15,
+                warp_size: 32,
+                max_warps_per_sm: 48,
+                max_threads_per_sm: 1536,
+                max_ctas_per_sm: 8,
+                registers_per_sm: 32768,
+                default_regs_per_thread: 16,
+                shared_mem_per_sm: 49152,
+                schedulers_per_sm: 2,
+                issue_width: 1,
+                ibuffer_entries: 2,
+                sp_units: 2,
+                sfu_units: 1,
+                dp_units: 1,
+                barrier_latency: 1,
+            },
+            latency: LatencyConfig {
+                int: [4, 13, 4, 5, 145],
+                int_initiation: [1, 2, 2, 1, 8],
+                fp32: [4, 13, 4, 5, 39],
+                fp32_initiation: [1, 2, 1, 1, 4],
+                fp64: [8, 19, 8, 8, 330],
+                fp64_initiation: [8, 16, 8, 8, 130],
+                sfu: 20,
+                sfu_initiation: 4,
+                control: 4,
+                warp_op: 4,
+                const_load: 4,
+            },
+            icache: CacheConfig {
+                sets: 4,
+                ways: 4,
+                line: 128,
+                hit_latency: 1,
+            },
+            l1d: L1dConfig {
+                sets: 32,
+                ways: 4,
+                line: 128,
+                hit_latency: 35,
+                mshrs: 32,
+                mshr_merge: 8,
+            },
+            shared: SharedConfig {
+                banks: 32,
+                bank_width: 4,
+                latency: 26,
+            },
+            icnt: IcntConfig {
+                latency: 8,
+                flit_bytes: 32,
+                flits_per_cycle: 1,
+                queue: 16,
+                header_bytes: 8,
+            },
+            l2: L2Config {
+                slices: 12,
+                sets: 64,
+                ways: 8,
+                line: 128,
+                latency: 120,
+            },
+            dram: DramConfig {
+                channels: 6,
+                latency: 100,
+                bytes_per_cycle: 32,
+                queue: 16,
+            },
+            sched: SchedConfig {
+                two_level_active: 8,
+            },
+            sim: SimConfig {
+                idle_skip: true,
+                max_cycles: 2_000_000_000,
+            },
+        }
+    }
+
+    /// The `tiny` preset for fast tests: one SM, 16 warp slots, small caches.
+    pub fn tiny() -> GpuConfig {
+        let mut c = GpuConfig::gtx480();
+        c.core.num_sms = 1;
+        c.core.max_warps_per_sm = 16;
+        c.core.max_threads_per_sm = 512;
+        c.core.schedulers_per_sm = 1;
+        c.l1d.sets = 8; // 8 × 4 × 128 B = 4 KB
+        c.l2.slices = 2;
+        c.l2.sets = 64; // 2 × 64 × 4 × 128 B = 64 KB
+        c.l2.ways = 4;
+        c.dram.channels = 1;
+        c
+    }
+}
