@@ -22,6 +22,8 @@ pub mod ir;
 pub mod program;
 pub mod ptx;
 pub mod report;
+pub mod sched;
+pub mod timing;
 pub mod workload;
 
 pub use program::{Program, compile, compile_bytes, front_end, load};

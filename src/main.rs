@@ -47,6 +47,23 @@ enum Command {
         /// kernel.
         #[arg(long)]
         functional: bool,
+        /// Warp issue policy of the timing model (`lrr`, `srr`, `gto`,
+        /// `gtrr`, `oldest`, `two-level`).
+        #[arg(long, default_value = "gto", value_name = "NAME")]
+        sched: String,
+        /// Fetch policy (`lrr`).
+        #[arg(long, default_value = "lrr", value_name = "NAME")]
+        fetch: String,
+        /// Machine: a preset (`gtx480`, `daws`, `awg`, `tiny`) or a TOML
+        /// file.
+        #[arg(long, default_value = "gtx480", value_name = "PRESET|FILE")]
+        config: String,
+        /// Override one config field (repeatable), e.g. `--set l1d.ways=8`.
+        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        sets: Vec<(String, String)>,
+        /// Write every statistic as JSON to FILE.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
         /// Use this manifest instead of the one beside the PTX.
         #[arg(long, value_name = "FILE")]
         launch: Option<PathBuf>,
@@ -95,6 +112,57 @@ fn report_run_error(e: gpusim::workload::runner::RunError, colour: bool) -> Exit
     ExitCode::from(2)
 }
 
+fn kernel_names(prepared: &gpusim::workload::runner::Prepared) -> String {
+    let names: Vec<&str> = if prepared.entry_named {
+        vec![prepared.program.kernel(prepared.entry).name.as_str()]
+    } else {
+        prepared
+            .program
+            .module
+            .kernels
+            .iter()
+            .map(|k| k.name.as_str())
+            .collect()
+    };
+    format!(
+        "kernel{}   {} ({})",
+        if names.len() == 1 { " " } else { "s" },
+        names.join(", "),
+        prepared.program.file.name
+    )
+}
+
+fn run_timed(
+    prepared: &gpusim::workload::runner::Prepared,
+    args: &[(String, String)],
+    cfg: &gpusim::config::GpuConfig,
+    sched: &str,
+    fetch: &str,
+    json: Option<&std::path::Path>,
+    colour: bool,
+) -> ExitCode {
+    match gpusim::timing::run_timed(prepared, args, cfg, sched, fetch) {
+        Ok(r) => {
+            println!("{}", kernel_names(prepared));
+            print!("check     {}", r.check);
+            print!("{}", gpusim::report::summary::timing_summary(&r.stats));
+            if let Some(path) = json {
+                let text = serde_json::to_string_pretty(&r.stats).expect("stats serialize");
+                if let Err(e) = std::fs::write(path, text + "\n") {
+                    eprintln!("error: cannot write {}: {e}", path.display());
+                    return ExitCode::from(2);
+                }
+            }
+            if r.check.passed() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+        Err(e) => report_run_error(e, colour),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let colour = std::io::stderr().is_terminal();
@@ -129,39 +197,40 @@ fn main() -> ExitCode {
         Command::Run {
             file,
             functional,
+            sched,
+            fetch,
+            config,
+            sets,
+            json,
             launch,
             args,
         } => {
-            if !functional {
-                eprintln!(
-                    "error: the cycle-level timing model is not implemented yet; run with `--functional`"
-                );
-                return ExitCode::from(2);
-            }
             let prepared = match gpusim::workload::runner::prepare(&file, launch.as_deref()) {
                 Ok(p) => p,
                 Err(e) => return report_run_error(e, colour),
             };
+            if !functional {
+                let cfg = match gpusim::config::load_config(&config, &sets) {
+                    Ok(c) => c,
+                    Err(d) => {
+                        eprint!("{}", d.render(colour));
+                        return ExitCode::from(2);
+                    }
+                };
+                return run_timed(
+                    &prepared,
+                    &args,
+                    &cfg,
+                    &sched,
+                    &fetch,
+                    json.as_deref(),
+                    colour,
+                );
+            }
             let options = gpusim::workload::host::FunctionalOptions::default();
             match gpusim::workload::runner::run_functional(&prepared, &args, options, None) {
                 Ok(r) => {
-                    let names: Vec<&str> = if prepared.entry_named {
-                        vec![prepared.program.kernel(prepared.entry).name.as_str()]
-                    } else {
-                        prepared
-                            .program
-                            .module
-                            .kernels
-                            .iter()
-                            .map(|k| k.name.as_str())
-                            .collect()
-                    };
-                    println!(
-                        "kernel{}   {} ({})",
-                        if names.len() == 1 { " " } else { "s" },
-                        names.join(", "),
-                        prepared.program.file.name
-                    );
+                    println!("{}", kernel_names(&prepared));
                     println!(
                         "workload  {}: {} launch{}, {} CTAs",
                         prepared.manifest.manifest.workload,

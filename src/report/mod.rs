@@ -1,3 +1,4 @@
 //! Human- and machine-readable renderings of programs and results.
 
 pub mod cfg_text;
+pub mod summary;

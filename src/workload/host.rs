@@ -243,6 +243,56 @@ impl<'p> FunctionalHost<'p> {
         self.default_entry = None;
     }
 
+    /// The kernel a launch of `entry` runs (the default entry for `None`).
+    pub fn resolve_entry(&self, entry: Option<&str>) -> Result<usize, WorkloadError> {
+        match entry {
+            None => self.default_entry.ok_or_else(|| {
+                let names: Vec<String> = self
+                    .program
+                    .module
+                    .kernels
+                    .iter()
+                    .map(|k| format!("`{}`", k.name))
+                    .collect();
+                WorkloadError::Host(format!(
+                    "`{}` defines several kernels ({}) and the manifest names no entry: \
+                     the workload must name the kernel it launches",
+                    self.program.file.name,
+                    names.join(", ")
+                ))
+            }),
+            Some(name) => self
+                .program
+                .module
+                .kernels
+                .iter()
+                .position(|k| k.name == name)
+                .ok_or_else(|| WorkloadError::Host(format!("the module has no kernel `{name}`"))),
+        }
+    }
+
+    /// Builds kernel `k`'s layout if not built yet.
+    pub fn ensure_info(&mut self, k: usize) {
+        if self.infos[k].is_none() {
+            let vars = &self.module_vars;
+            self.infos[k] = Some(KernelInfo::new(
+                self.program.kernel(k),
+                &self.program.analyses[k],
+                &|n| vars.get(n).copied(),
+            ));
+        }
+    }
+
+    /// Kernel `k`'s layout (after [`FunctionalHost::ensure_info`]).
+    pub fn info(&self, k: usize) -> &KernelInfo {
+        self.infos[k].as_ref().expect("ensure_info first")
+    }
+
+    /// The program.
+    pub fn program(&self) -> &'p Program {
+        self.program
+    }
+
     /// Observes every executed instruction.
     pub fn set_trace(&mut self, f: TraceFn<'p>) {
         self.trace = Some(f);
@@ -317,39 +367,9 @@ impl Host for FunctionalHost<'_> {
         block: [u32; 3],
         args: &[ArgValue],
     ) -> Result<(), WorkloadError> {
-        let k = match entry {
-            None => self.default_entry.ok_or_else(|| {
-                let names: Vec<String> = self
-                    .program
-                    .module
-                    .kernels
-                    .iter()
-                    .map(|k| format!("`{}`", k.name))
-                    .collect();
-                WorkloadError::Host(format!(
-                    "`{}` defines several kernels ({}) and the manifest names no entry: \
-                     the workload must name the kernel it launches",
-                    self.program.file.name,
-                    names.join(", ")
-                ))
-            })?,
-            Some(name) => self
-                .program
-                .module
-                .kernels
-                .iter()
-                .position(|k| k.name == name)
-                .ok_or_else(|| WorkloadError::Host(format!("the module has no kernel `{name}`")))?,
-        };
+        let k = self.resolve_entry(entry)?;
         let params = pack_params(self.program, k, args)?;
-        if self.infos[k].is_none() {
-            let vars = &self.module_vars;
-            self.infos[k] = Some(KernelInfo::new(
-                self.program.kernel(k),
-                &self.program.analyses[k],
-                &|n| vars.get(n).copied(),
-            ));
-        }
+        self.ensure_info(k);
         let info = self.infos[k].as_ref().expect("just built");
         let o = &self.options;
         let cfg = LaunchConfig {

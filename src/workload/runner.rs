@@ -91,14 +91,12 @@ pub struct FunctionalRun {
     pub ctas: u64,
 }
 
-/// Runs a prepared manifest functionally; `overrides` are `key=value`
-/// argument overrides.
-pub fn run_functional(
+/// Builds the manifest's workload with `overrides` (`key=value` argument
+/// overrides) applied.
+pub fn build_workload(
     p: &Prepared,
     overrides: &[(String, String)],
-    options: FunctionalOptions,
-    trace: Option<TraceFn<'_>>,
-) -> Result<FunctionalRun, RunError> {
+) -> Result<Box<dyn crate::workload::Workload>, RunError> {
     let m = &p.manifest.manifest;
     let mut args = Args::new(m.args.clone());
     for (k, v) in overrides {
@@ -117,7 +115,18 @@ pub fn run_functional(
             .unwrap_or_default(),
         entry: m.entry.clone(),
     };
-    let mut workload = registry::create(&m.workload, &mut args, launch)?;
+    Ok(registry::create(&m.workload, &mut args, launch)?)
+}
+
+/// Runs a prepared manifest functionally; `overrides` are `key=value`
+/// argument overrides.
+pub fn run_functional(
+    p: &Prepared,
+    overrides: &[(String, String)],
+    options: FunctionalOptions,
+    trace: Option<TraceFn<'_>>,
+) -> Result<FunctionalRun, RunError> {
+    let mut workload = build_workload(p, overrides)?;
     let mut host = FunctionalHost::new(&p.program, p.entry, options);
     if !p.entry_named {
         host.require_named_entries();

@@ -1,0 +1,93 @@
+//! The human summary of a timed run.
+
+use std::fmt::Write;
+
+use crate::timing::stats::{Stall, Stats};
+
+fn pct(n: u64, d: u64) -> f64 {
+    if d == 0 {
+        0.0
+    } else {
+        100.0 * n as f64 / d as f64
+    }
+}
+
+/// Renders `s` as the text `gpusim run` prints (after the check line).
+pub fn timing_summary(s: &Stats) -> String {
+    let mut o = String::new();
+    let t = &s.total;
+    let _ = writeln!(o, "scheduler {}", s.sched);
+    let _ = writeln!(
+        o,
+        "cycles    {} ({} launch{})",
+        s.cycles,
+        s.launches.len(),
+        if s.launches.len() == 1 { "" } else { "es" }
+    );
+    let _ = writeln!(
+        o,
+        "issued    {} warp instructions, {} thread instructions",
+        s.warp_insts, s.thread_insts
+    );
+    let _ = writeln!(o, "IPC       {:.3} warp, {:.2} thread", s.ipc, s.thread_ipc);
+    let sc = s.stalls.total();
+    let _ = writeln!(
+        o,
+        "stalls    scheduler-cycles ({} schedulers × {} cycles = {sc})",
+        s.schedulers, s.cycles
+    );
+    for c in Stall::ALL {
+        let n = s.stalls.get(c);
+        let _ = writeln!(o, "  {:<11} {:>12}  {:5.1}%", c.name(), n, pct(n, sc));
+    }
+    let l = &t.l1d;
+    let hits = l.intra_warp_hits + l.inter_warp_hits;
+    let _ = writeln!(
+        o,
+        "L1D       {} accesses: {} hits ({:.1}%; {} intra-warp, {} inter-warp), {} misses, {} MSHR merges, {} evictions",
+        l.accesses,
+        hits,
+        pct(hits, l.accesses),
+        l.intra_warp_hits,
+        l.inter_warp_hits,
+        l.misses,
+        l.mshr_merges,
+        l.evictions
+    );
+    let _ = writeln!(
+        o,
+        "          {} stores, {} write evictions, {} MSHR-full cycles, {} icnt-stall cycles",
+        l.stores, l.write_evictions, l.mshr_full, l.icnt_stall
+    );
+    let m = &s.mem;
+    let _ = writeln!(
+        o,
+        "L2        {} accesses: {} hits ({:.1}%), {} misses, {} writebacks, {} atomics",
+        m.l2_accesses,
+        m.l2_hits,
+        pct(m.l2_hits, m.l2_accesses),
+        m.l2_misses,
+        m.l2_writebacks,
+        m.atomics
+    );
+    let bw = if s.cycles == 0 {
+        0.0
+    } else {
+        m.dram_bytes as f64 / s.cycles as f64
+    };
+    let _ = writeln!(
+        o,
+        "DRAM      {} reads, {} writes, {} bytes ({bw:.1} B/cycle), {} queue-full stalls",
+        m.dram_reads, m.dram_writes, m.dram_bytes, m.dram_full
+    );
+    let _ = writeln!(
+        o,
+        "shared    {} accesses, {} bank-conflict cycles; I-cache {} hits, {} misses; {} I-buffer flushes",
+        t.shared_accesses,
+        t.bank_conflict_cycles,
+        t.icache_hits,
+        t.icache_misses,
+        t.ibuffer_flushes
+    );
+    o
+}

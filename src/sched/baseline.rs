@@ -1,0 +1,142 @@
+//! The baseline issue policies of SCHEDULERS.md: `lrr`, `srr`, `gto`,
+//! `gtrr`, `oldest`, and the `lrr` fetch policy. Ages and round-robin turns
+//! are over the scheduler's own warps; ties break by the smaller slot id.
+
+use crate::sched::{FetchPolicy, IssuePolicy, SchedView};
+
+/// Writes `warps` rotated to start after `last` (by slot id order).
+fn round_robin_from(view: &SchedView<'_>, last: Option<u32>, out: &mut Vec<u32>) {
+    let ids = view.by_slot;
+    let start = match last {
+        Some(l) => ids.iter().position(|&s| s > l).unwrap_or(0),
+        None => 0,
+    };
+    out.extend_from_slice(&ids[start..]);
+    out.extend_from_slice(&ids[..start]);
+}
+
+/// Loose round robin: start from the warp after the one issued last; the
+/// first that can issue wins [LFWS 2.1].
+#[derive(Debug, Default)]
+pub struct Lrr {
+    last: Option<u32>,
+}
+
+impl IssuePolicy for Lrr {
+    fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
+        round_robin_from(view, self.last, out);
+    }
+    fn on_issue(&mut self, slot: u32, _v: &SchedView<'_>, _i: &crate::timing::units::TimingInst) {
+        self.last = Some(slot);
+    }
+}
+
+/// Strict round robin: only the next warp in turn may issue; if it cannot,
+/// the scheduler stalls this cycle [LFWS 2.1]. The turn advances when the
+/// warp in turn issues (or has left the scheduler).
+#[derive(Debug, Default)]
+pub struct Srr {
+    last: Option<u32>,
+}
+
+impl IssuePolicy for Srr {
+    fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
+        // The next live, not exited warp after `last`.
+        let ids = view.by_slot;
+        let start = match self.last {
+            Some(l) => ids.iter().position(|&s| s > l).unwrap_or(0),
+            None => 0,
+        };
+        let mut turn = ids[start..].iter().chain(&ids[..start]);
+        let first = turn.clone().next();
+        if let Some(&w) = turn.find(|&&w| !view.info[w as usize].done).or(first) {
+            out.push(w);
+        }
+    }
+    fn on_issue(&mut self, slot: u32, _v: &SchedView<'_>, _i: &crate::timing::units::TimingInst) {
+        self.last = Some(slot);
+    }
+}
+
+/// Greedy then oldest: the warp issued last, if it can issue; otherwise
+/// the oldest [BAWS 2.2; Rogers et al. MICRO'12].
+#[derive(Debug, Default)]
+pub struct Gto {
+    last: Option<u32>,
+}
+
+impl IssuePolicy for Gto {
+    fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
+        greedy_then(view, self.last, out, |v, o| o.extend_from_slice(v.warps));
+    }
+    fn on_issue(&mut self, slot: u32, _v: &SchedView<'_>, _i: &crate::timing::units::TimingInst) {
+        self.last = Some(slot);
+    }
+}
+
+/// `last` first (when still on the scheduler), then `rest`'s order without it.
+fn greedy_then(
+    view: &SchedView<'_>,
+    last: Option<u32>,
+    out: &mut Vec<u32>,
+    rest: impl Fn(&SchedView<'_>, &mut Vec<u32>),
+) {
+    let start = out.len();
+    rest(view, out);
+    if let Some(l) = last
+        && let Some(p) = out[start..].iter().position(|&w| w == l)
+    {
+        out[start..=start + p].rotate_right(1);
+    }
+}
+
+/// Greedy then round robin: the warp issued last, else round robin from it
+/// [LFWS 2.1].
+#[derive(Debug, Default)]
+pub struct Gtrr {
+    last: Option<u32>,
+}
+
+impl IssuePolicy for Gtrr {
+    fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
+        let last = self.last;
+        greedy_then(view, last, out, |v, o| round_robin_from(v, last, o));
+    }
+    fn on_issue(&mut self, slot: u32, _v: &SchedView<'_>, _i: &crate::timing::units::TimingInst) {
+        self.last = Some(slot);
+    }
+}
+
+/// Oldest first, no greed.
+#[derive(Debug, Default)]
+pub struct Oldest;
+
+impl IssuePolicy for Oldest {
+    fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
+        out.extend_from_slice(view.warps);
+    }
+}
+
+/// Fetch `lrr`: round robin over the warps that need instructions,
+/// starting after the warp that fetched last.
+#[derive(Debug, Default)]
+pub struct FetchLrr {
+    last: Option<u32>,
+}
+
+impl FetchPolicy for FetchLrr {
+    fn pick(&mut self, candidates: &[u32], _nslots: u32) -> Option<u32> {
+        let pick = match self.last {
+            Some(l) => candidates
+                .iter()
+                .copied()
+                .find(|&c| c > l)
+                .or_else(|| candidates.first().copied()),
+            None => candidates.first().copied(),
+        };
+        if pick.is_some() {
+            self.last = pick;
+        }
+        pick
+    }
+}

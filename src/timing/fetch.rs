@@ -1,0 +1,79 @@
+//! The fetch stage: each cycle the fetch policy picks one warp among those
+//! that need instructions (live, not exited, I-buffer empty, no unresolved
+//! control instruction fetched, no I-cache miss outstanding). Instructions
+//! are 8 bytes at `CODE_BASE + 8 × PC`. On an I-cache hit up to
+//! `ibuffer_entries` sequential instructions enter the I-buffer, valid
+//! `icache.hit_latency` cycles later; fetch stops after a control
+//! instruction (no fetch past an unresolved branch). On a miss the line is
+//! requested from L2 and the warp fetches again when it arrives.
+
+use crate::timing::memsys::{MemSys, Packet, PacketKind};
+use crate::timing::sm::{IbufEntry, LaunchCtx, Sm};
+
+/// Byte address of instruction 0 (far from data addresses).
+pub const CODE_BASE: u64 = 0xc000_0000_0000;
+
+impl Sm {
+    /// Runs the fetch stage for cycle `now`.
+    pub(crate) fn fetch(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
+        let mut cand = std::mem::take(&mut self.cand_buf);
+        cand.clear();
+        for (s, w) in self.warps.iter().enumerate() {
+            if w.live
+                && !w.done
+                && w.ibuf.is_empty()
+                && !w.fetch_blocked
+                && w.fetch_wait_line.is_none()
+            {
+                cand.push(s as u32);
+            }
+        }
+        let pick = self.fetch_policy.pick(&cand, self.warps.len() as u32);
+        self.cand_buf = cand;
+        let Some(slot) = pick else { return };
+        let cfg = ctx.cfg;
+        let n = ctx.kernel.insts.len() as u32;
+        let w = &mut self.warps[slot as usize];
+        let pc = w.fetch_pc;
+        if pc >= n {
+            return;
+        }
+        self.active = true;
+        let icl = u64::from(cfg.icache.line.max(1));
+        let line = (CODE_BASE + 8 * u64::from(pc)) / icl;
+        if self.icache.access(line).is_some() {
+            self.stats.icache_hits += 1;
+            let ready = now + u64::from(cfg.icache.hit_latency);
+            let mut p = pc;
+            while p < n && (w.ibuf.len() as u32) < cfg.core.ibuffer_entries.max(1) {
+                w.ibuf.push_back(IbufEntry { pc: p, ready });
+                p += 1;
+                if ctx.table[(p - 1) as usize].control {
+                    w.fetch_blocked = true;
+                    break;
+                }
+            }
+            w.fetch_pc = p;
+            return;
+        }
+        self.stats.icache_misses += 1;
+        if self.icache_pending.contains(&line) {
+            w.fetch_wait_line = Some(line);
+        } else if mem.can_inject(self.id, now) {
+            w.fetch_wait_line = Some(line);
+            self.icache_pending.push(line);
+            mem.inject(
+                now,
+                Packet {
+                    kind: PacketKind::Fetch,
+                    sm: self.id,
+                    addr: line * icl,
+                    req_bytes: 0,
+                    reply_bytes: cfg.icache.line,
+                    tag: slot,
+                    perform: false,
+                },
+            );
+        }
+    }
+}

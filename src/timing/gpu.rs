@@ -1,0 +1,214 @@
+//! The GPU: SMs, the memory system and the CTA scheduler, advanced one
+//! cycle at a time. When a cycle changes nothing anywhere, the clock jumps
+//! to the earliest cycle at which something can change (idle skipping) and
+//! the skipped cycles are charged exactly as the current one, so results
+//! do not depend on skipping.
+
+use crate::config::GpuConfig;
+use crate::func::error::SimErrorKind;
+use crate::func::{GlobalMemory, SimError};
+use crate::sched::registry;
+use crate::timing::cta::{CtaScheduler, cta_need, never_fits};
+use crate::timing::memsys::{MemSys, Packet};
+use crate::timing::sm::{LaunchCtx, Sm};
+use crate::timing::stats::{LaunchStats, SmStats, Stats};
+
+/// The simulated GPU (persists across a workload's launches: L2 and DRAM
+/// state carry over, L1 caches are invalidated at each launch).
+pub struct Gpu {
+    /// The machine.
+    pub cfg: GpuConfig,
+    /// Issue policy name.
+    pub sched: String,
+    /// SMs.
+    pub sms: Vec<Sm>,
+    /// Memory system.
+    pub mem: MemSys,
+    /// Current cycle.
+    pub now: u64,
+    /// Finished launches.
+    pub launches: Vec<LaunchStats>,
+    atomics: Vec<Packet>,
+    replies: Vec<Packet>,
+    per_sm: Vec<Vec<Packet>>,
+}
+
+impl Gpu {
+    /// A GPU running issue policy `sched` and fetch policy `fetch`; an
+    /// unknown name is an error naming the choices.
+    pub fn new(cfg: &GpuConfig, sched: &str, fetch: &str) -> Result<Gpu, String> {
+        if registry::issue_policy(sched, cfg).is_none() {
+            let names: Vec<&str> = registry::ISSUE_POLICIES.iter().map(|p| p.0).collect();
+            return Err(format!(
+                "unknown scheduler `{sched}` (choices: {})",
+                names.join(", ")
+            ));
+        }
+        if registry::fetch_policy(fetch).is_none() {
+            let names: Vec<&str> = registry::FETCH_POLICIES.iter().map(|p| p.0).collect();
+            return Err(format!(
+                "unknown fetch policy `{fetch}` (choices: {})",
+                names.join(", ")
+            ));
+        }
+        let sms = (0..cfg.core.num_sms.max(1))
+            .map(|i| {
+                let pols = (0..cfg.core.schedulers_per_sm.max(1))
+                    .map(|_| registry::issue_policy(sched, cfg).expect("checked"))
+                    .collect();
+                Sm::new(
+                    i,
+                    cfg,
+                    pols,
+                    registry::fetch_policy(fetch).expect("checked"),
+                )
+            })
+            .collect();
+        Ok(Gpu {
+            cfg: cfg.clone(),
+            sched: sched.to_string(),
+            sms,
+            mem: MemSys::new(cfg),
+            now: 0,
+            launches: Vec::new(),
+            atomics: Vec::new(),
+            replies: Vec::new(),
+            per_sm: vec![Vec::new(); cfg.core.num_sms.max(1) as usize],
+        })
+    }
+
+    /// Runs one launch to completion.
+    pub fn run_launch(
+        &mut self,
+        ctx: &LaunchCtx<'_>,
+        regs_per_thread: u32,
+        global: &mut GlobalMemory,
+    ) -> Result<(), SimError> {
+        let need = cta_need(ctx, regs_per_thread);
+        if let Some(why) = never_fits(need, ctx.cfg) {
+            return Err(SimError::launch(&ctx.kernel.name, why));
+        }
+        let g = ctx.grid;
+        let total = u64::from(g[0]) * u64::from(g[1]) * u64::from(g[2]);
+        if total == 0 {
+            return Err(SimError::launch(&ctx.kernel.name, "the grid is empty"));
+        }
+        for sm in &mut self.sms {
+            sm.l1d.clear();
+            sm.icache.clear();
+            sm.icache_pending.clear();
+        }
+        let mut ctas = CtaScheduler::new(total, need);
+        let start = self.now;
+        let insts_before: u64 = self.sms.iter().map(|s| s.stats.warp_insts).sum();
+        let skip = self.cfg.sim.idle_skip;
+        loop {
+            let now = self.now;
+            self.atomics.clear();
+            self.replies.clear();
+            let mut active = self.mem.cycle(now, &mut self.atomics, &mut self.replies);
+            for a in &self.atomics {
+                self.sms[a.sm as usize].perform_global_atomic(a.tag, global);
+            }
+            for v in &mut self.per_sm {
+                v.clear();
+            }
+            for r in &self.replies {
+                self.per_sm[r.sm as usize].push(*r);
+            }
+            for (i, sm) in self.sms.iter_mut().enumerate() {
+                sm.active = false;
+                sm.cycle(now, ctx, &mut self.mem, global, &self.per_sm[i])?;
+                sm.retire_ctas();
+            }
+            active |= ctas.assign(&mut self.sms, ctx, now);
+            active |= self.sms.iter().any(|s| s.active);
+            if ctas.exhausted() && self.sms.iter().all(Sm::empty) {
+                for sm in &mut self.sms {
+                    sm.account(1);
+                }
+                self.mem.account(1);
+                self.now += 1;
+                break;
+            }
+            let mut step = 1;
+            if !active {
+                let next = self
+                    .sms
+                    .iter()
+                    .filter_map(|s| s.next_event(now))
+                    .chain(self.mem.next_event(now))
+                    .min();
+                match next {
+                    Some(t) if skip => step = t - now,
+                    Some(_) => {}
+                    None => return Err(self.deadlock(ctx)),
+                }
+            }
+            for sm in &mut self.sms {
+                sm.account(step);
+            }
+            self.mem.account(step);
+            self.now += step;
+            if self.now - start > ctx.cfg.sim.max_cycles {
+                let mut e = SimError::launch(&ctx.kernel.name, "");
+                e.kind = SimErrorKind::StepLimit {
+                    limit: ctx.cfg.sim.max_cycles,
+                };
+                return Err(e);
+            }
+        }
+        let insts_after: u64 = self.sms.iter().map(|s| s.stats.warp_insts).sum();
+        self.launches.push(LaunchStats {
+            kernel: ctx.kernel.name.clone(),
+            grid: ctx.grid,
+            block: ctx.block,
+            cycles: self.now - start,
+            warp_insts: insts_after - insts_before,
+        });
+        Ok(())
+    }
+
+    fn deadlock(&self, ctx: &LaunchCtx<'_>) -> SimError {
+        let mut e = SimError::launch(&ctx.kernel.name, "");
+        e.kind = SimErrorKind::BarrierDeadlock;
+        for sm in &self.sms {
+            for cta in sm.ctas.iter().flatten() {
+                if let Some((i, w)) = cta.warps.iter().enumerate().find(|(_, w)| !w.done()) {
+                    e.inst = w.barrier.map(|b| b.inst);
+                    e.line = w
+                        .barrier
+                        .map_or(0, |b| ctx.kernel.insts[b.inst as usize].line);
+                    e.cta = cta.id;
+                    e.warp = i as u32;
+                    return e;
+                }
+            }
+        }
+        e
+    }
+
+    /// The statistics so far.
+    pub fn stats(&self) -> Stats {
+        let mut total = SmStats::default();
+        for s in &self.sms {
+            total.merge(&s.stats);
+        }
+        let cycles: u64 = self.launches.iter().map(|l| l.cycles).sum();
+        let c = cycles.max(1) as f64;
+        Stats {
+            sched: self.sched.clone(),
+            cycles,
+            warp_insts: total.warp_insts,
+            thread_insts: total.thread_insts,
+            ipc: total.warp_insts as f64 / c,
+            thread_ipc: total.thread_insts as f64 / c,
+            schedulers: u64::from(self.cfg.core.schedulers_per_sm.max(1)) * self.sms.len() as u64,
+            stalls: total.stalls,
+            total,
+            mem: self.mem.stats.clone(),
+            launches: self.launches.clone(),
+            sms: self.sms.iter().map(|s| s.stats.clone()).collect(),
+        }
+    }
+}

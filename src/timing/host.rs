@@ -1,0 +1,146 @@
+//! The timed host: the same [`Host`] interface the functional host offers,
+//! with every launch run on the cycle-level [`Gpu`]. One workload therefore
+//! serves both modes, and its reference check runs on timed results.
+
+use crate::config::GpuConfig;
+use crate::func::{SimError, SimErrorKind};
+use crate::timing::gpu::Gpu;
+use crate::timing::sm::LaunchCtx;
+use crate::timing::stats::Stats;
+use crate::timing::units::{scoreboard_words, timing_table};
+use crate::workload::check::Check;
+use crate::workload::host::{
+    ArgValue, FunctionalHost, FunctionalOptions, Host, WorkloadError, pack_params,
+};
+use crate::workload::runner::{Prepared, RunError, build_workload};
+
+/// A device whose launches run on the timing model.
+pub struct TimingHost<'p> {
+    /// Memory, entry resolution and kernel layouts (shared with the
+    /// functional host).
+    pub device: FunctionalHost<'p>,
+    /// The GPU.
+    pub gpu: Gpu,
+    regs_per_thread: u32,
+}
+
+impl<'p> TimingHost<'p> {
+    /// A timed device for a prepared manifest.
+    pub fn new(
+        p: &'p Prepared,
+        cfg: &GpuConfig,
+        sched: &str,
+        fetch: &str,
+    ) -> Result<TimingHost<'p>, String> {
+        let gpu = Gpu::new(cfg, sched, fetch)?;
+        let options = FunctionalOptions {
+            warp_size: cfg.core.warp_size,
+            nsm: cfg.core.num_sms,
+            ..FunctionalOptions::default()
+        };
+        let mut device = FunctionalHost::new(&p.program, p.entry, options);
+        if !p.entry_named {
+            device.require_named_entries();
+        }
+        Ok(TimingHost {
+            device,
+            gpu,
+            regs_per_thread: p
+                .manifest
+                .manifest
+                .regs_per_thread
+                .unwrap_or(cfg.core.default_regs_per_thread),
+        })
+    }
+}
+
+impl Host for TimingHost<'_> {
+    fn alloc(&mut self, name: &str, bytes: u64) -> u64 {
+        self.device.alloc(name, bytes)
+    }
+
+    fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), WorkloadError> {
+        self.device.write_bytes(addr, data)
+    }
+
+    fn read_bytes(&mut self, addr: u64, len: usize) -> Result<Vec<u8>, WorkloadError> {
+        self.device.read_bytes(addr, len)
+    }
+
+    fn launch(
+        &mut self,
+        entry: Option<&str>,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[ArgValue],
+    ) -> Result<(), WorkloadError> {
+        let k = self.device.resolve_entry(entry)?;
+        let program = self.device.program();
+        let params = pack_params(program, k, args)?;
+        let threads = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
+        let kernel = program.kernel(k);
+        if threads == 0 || threads > 1024 {
+            return Err(SimError::launch(
+                &kernel.name,
+                format!("{threads} threads per CTA (1 to 1024 allowed)"),
+            )
+            .into());
+        }
+        self.device.ensure_info(k);
+        let cfg = self.gpu.cfg.clone();
+        let info = self.device.info(k).clone();
+        let table = timing_table(kernel, &info, &cfg);
+        let ctx = LaunchCtx {
+            kernel,
+            info: &info,
+            table: &table,
+            params: &params,
+            grid,
+            block,
+            cfg: &cfg,
+            sb_words: scoreboard_words(kernel),
+        };
+        let rpt = self.regs_per_thread;
+        self.gpu
+            .run_launch(&ctx, rpt, &mut self.device.global)
+            .map_err(|mut e| {
+                if let Some(i) = e.inst {
+                    e.text = program.inst_text(k, i as usize);
+                }
+                if matches!(e.kind, SimErrorKind::StepLimit { .. }) && e.inst.is_none() {
+                    e.line = 0;
+                }
+                e
+            })?;
+        self.device.launches += 1;
+        Ok(())
+    }
+}
+
+/// The outcome of a timed run.
+#[derive(Clone, Debug)]
+pub struct TimedRun {
+    /// The workload's reference check.
+    pub check: Check,
+    /// Everything the timing model counted.
+    pub stats: Stats,
+}
+
+/// Runs a prepared manifest on the timing model with issue policy `sched`
+/// and fetch policy `fetch`.
+pub fn run_timed(
+    p: &Prepared,
+    overrides: &[(String, String)],
+    cfg: &GpuConfig,
+    sched: &str,
+    fetch: &str,
+) -> Result<TimedRun, RunError> {
+    let mut workload = build_workload(p, overrides)?;
+    let mut host = TimingHost::new(p, cfg, sched, fetch)
+        .map_err(|m| RunError::Workload(WorkloadError::Args(m)))?;
+    let check = workload.run(&mut host)?;
+    Ok(TimedRun {
+        check,
+        stats: host.gpu.stats(),
+    })
+}

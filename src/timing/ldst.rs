@@ -1,0 +1,331 @@
+//! The LD/ST unit and the L1 data cache.
+//!
+//! * `.param`/`.const` loads: the constant cache, `latency.const_load`.
+//! * Shared memory: one pass per bank-conflict degree `k`; the unit is busy
+//!   `k` cycles and the result arrives `shared.latency + k − 1` cycles
+//!   after issue. Shared atomics are performed at issue.
+//! * Global and local memory: the coalescer turns the access into line
+//!   requests, processed one per cycle starting in the issue cycle. A load
+//!   hit completes `l1d.hit_latency` cycles after its request is
+//!   processed; a miss merges into an MSHR for the same line or takes a
+//!   free one and sends a read to L2 (the line is allocated when it
+//!   returns, LRU, remembering the warp that missed). Stores write through
+//!   to L2 and evict the line from L1 (no write allocate). Global atomics
+//!   go to L2, which performs them on arrival. The instruction's registers
+//!   are released when its last request is served.
+//! * Local memory is interleaved per thread in 4-byte words so that the
+//!   same local offset of consecutive lanes is contiguous (as hardware
+//!   does), then cached like global memory.
+
+use crate::func::GlobalMemory;
+use crate::func::exec::perform_atomic;
+use crate::ir::Space;
+use crate::timing::coalescer::{bank_conflict_degree, coalesce};
+use crate::timing::memsys::{MemSys, Packet, PacketKind};
+use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, Mshr, Sm, SmEvent};
+
+/// Base of the address range local memory is mapped to for caching.
+pub const LOCAL_TIMING_BASE: u64 = 0xd000_0000_0000;
+
+impl Sm {
+    /// Accepts the memory instruction `slot` just executed (its record is in
+    /// `self.dyn_buf`, its lane addresses in the warp's `addrs`).
+    pub(crate) fn ldst_accept(
+        &mut self,
+        slot: u32,
+        now: u64,
+        ctx: &LaunchCtx<'_>,
+        global: &mut GlobalMemory,
+    ) {
+        let d = self.dyn_buf;
+        let si = slot as usize;
+        let ti = &ctx.table[d.inst.0 as usize];
+        let cfg = ctx.cfg;
+        self.ldst_free = now + 1;
+        let Some(m) = d.mem.filter(|_| d.exec != 0) else {
+            // No lane accessed memory: done next cycle.
+            self.writeback_after(slot, d.inst.0, now + 1, ctx);
+            return;
+        };
+        let (c, index) = (self.warps[si].cta as usize, self.warps[si].index as usize);
+        match m.space {
+            Space::Param | Space::Const => {
+                self.writeback_after(slot, d.inst.0, now + u64::from(ti.latency), ctx);
+            }
+            Space::Shared => {
+                let cta = self.ctas[c].as_mut().expect("live CTA");
+                let fw = &mut cta.warps[index];
+                let k = bank_conflict_degree(
+                    d.exec,
+                    m.size,
+                    cfg.shared.banks,
+                    cfg.shared.bank_width,
+                    |l| fw.addrs[l],
+                )
+                .max(1);
+                if m.atomic.is_some() {
+                    // The atomic just executed is the newest pending one.
+                    if let Some(p) = fw.pending_atomics.pop_back() {
+                        fw.pending_atomics.push_front(p);
+                    }
+                    perform_atomic(fw, global, &mut cta.shared);
+                }
+                self.stats.shared_accesses += 1;
+                self.stats.bank_conflict_cycles += u64::from(k - 1);
+                self.ldst_free = now + u64::from(k);
+                let done = now + u64::from(cfg.shared.latency) + u64::from(k - 1);
+                self.writeback_after(slot, d.inst.0, done, ctx);
+            }
+            _ => {
+                let kind = if m.atomic.is_some() {
+                    JobKind::Atomic
+                } else if m.write {
+                    JobKind::Store
+                } else {
+                    JobKind::Load
+                };
+                let lanes = self.ctas[c].as_ref().expect("live").warps[index].lanes as u64;
+                let local_words = u64::from(ctx.info.local_size.div_ceil(4).max(1));
+                let wid =
+                    u64::from(self.id) * u64::from(cfg.core.max_warps_per_sm) + u64::from(slot);
+                let mut job = self.spare_job.take().unwrap_or_default();
+                {
+                    let fw = &self.ctas[c].as_ref().expect("live").warps[index];
+                    let local = m.space == Space::Local;
+                    let addr = |l: usize| {
+                        let a = fw.addrs[l];
+                        if local {
+                            LOCAL_TIMING_BASE
+                                + ((wid * local_words + a / 4) * lanes + l as u64) * 4
+                                + a % 4
+                        } else {
+                            a
+                        }
+                    };
+                    coalesce(d.exec, m.size, cfg.l1d.line, addr, &mut job.reqs);
+                }
+                job.slot = slot;
+                job.next = 0;
+                job.kind = kind;
+                job.inflight = u32::MAX;
+                if kind != JobKind::Store {
+                    let id = self.alloc_inflight(InflightMem {
+                        slot,
+                        inst: d.inst.0,
+                        remaining: job.reqs.len() as u32,
+                        long: true,
+                        used: true,
+                    });
+                    job.inflight = id;
+                    let w = &mut self.warps[si];
+                    w.sb.reserve(&ti.writes);
+                    w.outstanding += 1;
+                    self.views[si].long_pending += 1;
+                }
+                self.ldst_job = Some(job);
+            }
+        }
+    }
+
+    fn alloc_inflight(&mut self, m: InflightMem) -> u32 {
+        match self.inflight.iter().position(|x| !x.used) {
+            Some(i) => {
+                self.inflight[i] = m;
+                i as u32
+            }
+            None => {
+                self.inflight.push(m);
+                (self.inflight.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Releases `inst`'s destination registers at `at` (if it has any).
+    fn writeback_after(&mut self, slot: u32, inst: u32, at: u64, ctx: &LaunchCtx<'_>) {
+        let ti = &ctx.table[inst as usize];
+        if ti.writes.is_empty() {
+            return;
+        }
+        let w = &mut self.warps[slot as usize];
+        w.sb.reserve(&ti.writes);
+        w.outstanding += 1;
+        self.schedule(at, SmEvent::Writeback { slot, inst });
+    }
+
+    /// Processes one line request of the current global/local job.
+    pub(crate) fn ldst_step(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
+        let Some(job) = self.ldst_job.as_mut() else {
+            return;
+        };
+        let cfg = ctx.cfg;
+        let line_bytes = u64::from(cfg.l1d.line);
+        let r = job.reqs[job.next];
+        let slot = job.slot as usize;
+        let dyn_id = self.warps[slot].dyn_id;
+        let st = &mut self.stats.l1d;
+        let processed = match job.kind {
+            JobKind::Load => {
+                if let Some(owner) = self.l1d.access(r.line) {
+                    st.accesses += 1;
+                    if owner == dyn_id {
+                        st.intra_warp_hits += 1;
+                    } else {
+                        st.inter_warp_hits += 1;
+                    }
+                    let id = job.inflight;
+                    self.seq += 1;
+                    self.events.push(std::cmp::Reverse((
+                        now + u64::from(cfg.l1d.hit_latency),
+                        self.seq,
+                        SmEvent::RequestDone { id },
+                    )));
+                    true
+                } else if let Some(m) = self.mshrs.iter_mut().find(|m| {
+                    m.used && m.line == r.line && (m.waiters.len() as u32) < cfg.l1d.mshr_merge
+                }) {
+                    st.accesses += 1;
+                    st.mshr_merges += 1;
+                    m.waiters.push(job.inflight);
+                    true
+                } else if let Some(i) = self.mshrs.iter().position(|m| !m.used) {
+                    if mem.can_inject(self.id, now) {
+                        st.accesses += 1;
+                        st.misses += 1;
+                        let m = &mut self.mshrs[i];
+                        *m = Mshr {
+                            line: r.line,
+                            waiters: std::mem::take(&mut m.waiters),
+                            owner: dyn_id,
+                            used: true,
+                        };
+                        m.waiters.clear();
+                        m.waiters.push(job.inflight);
+                        mem.inject(
+                            now,
+                            Packet {
+                                kind: PacketKind::Read,
+                                sm: self.id,
+                                addr: r.line * line_bytes,
+                                req_bytes: 0,
+                                reply_bytes: cfg.l1d.line,
+                                tag: i as u32,
+                                perform: false,
+                            },
+                        );
+                        true
+                    } else {
+                        st.icnt_stall += 1;
+                        false
+                    }
+                } else {
+                    st.mshr_full += 1;
+                    false
+                }
+            }
+            JobKind::Store | JobKind::Atomic => {
+                if mem.can_inject(self.id, now) {
+                    let atomic = job.kind == JobKind::Atomic;
+                    if !atomic {
+                        st.stores += 1;
+                        if self.l1d.invalidate(r.line) {
+                            st.write_evictions += 1;
+                        }
+                    }
+                    mem.inject(
+                        now,
+                        Packet {
+                            kind: if atomic {
+                                PacketKind::Atomic
+                            } else {
+                                PacketKind::Write
+                            },
+                            sm: self.id,
+                            addr: r.line * line_bytes,
+                            req_bytes: r.bytes,
+                            reply_bytes: if atomic { r.bytes } else { 0 },
+                            tag: job.inflight,
+                            perform: atomic && job.next == 0,
+                        },
+                    );
+                    true
+                } else {
+                    st.icnt_stall += 1;
+                    false
+                }
+            }
+        };
+        if processed {
+            self.active = true;
+            job.next += 1;
+            if job.next == job.reqs.len() {
+                self.ldst_free = self.ldst_free.max(now + 1);
+                // Keep the allocation for the next job.
+                let mut j = self.ldst_job.take().expect("job");
+                j.reqs.clear();
+                self.spare_job = Some(j);
+            }
+        }
+    }
+
+    /// A reply from L2 reached this SM.
+    pub(crate) fn on_reply(&mut self, p: &Packet, ctx: &LaunchCtx<'_>) {
+        self.active = true;
+        match p.kind {
+            PacketKind::Read => {
+                let i = p.tag as usize;
+                let (line, owner) = (self.mshrs[i].line, self.mshrs[i].owner);
+                if self.l1d.fill(line, owner, false).is_some() {
+                    self.stats.l1d.evictions += 1;
+                }
+                let waiters = std::mem::take(&mut self.mshrs[i].waiters);
+                self.mshrs[i].used = false;
+                for &id in &waiters {
+                    self.request_done(id, ctx);
+                }
+                self.mshrs[i].waiters = waiters;
+                self.mshrs[i].waiters.clear();
+            }
+            PacketKind::Atomic => self.request_done(p.tag, ctx),
+            PacketKind::Fetch => {
+                let line = p.addr / u64::from(ctx.cfg.icache.line.max(1));
+                self.icache.fill(line, 0, false);
+                self.icache_pending.retain(|&l| l != line);
+                for w in &mut self.warps {
+                    if w.fetch_wait_line == Some(line) {
+                        w.fetch_wait_line = None;
+                    }
+                }
+            }
+            PacketKind::Write => {}
+        }
+    }
+
+    /// One request of in-flight instruction `id` was served.
+    pub(crate) fn request_done(&mut self, id: u32, ctx: &LaunchCtx<'_>) {
+        let f = &mut self.inflight[id as usize];
+        f.remaining -= 1;
+        if f.remaining > 0 {
+            return;
+        }
+        f.used = false;
+        let (slot, inst, long) = (f.slot as usize, f.inst, f.long);
+        let w = &mut self.warps[slot];
+        w.sb.release(&ctx.table[inst as usize].writes);
+        w.outstanding -= 1;
+        if long {
+            self.views[slot].long_pending -= 1;
+        }
+    }
+
+    /// Performs the pending global atomic of the instruction tracked by
+    /// in-flight record `id` (its first packet reached L2).
+    pub fn perform_global_atomic(&mut self, id: u32, global: &mut GlobalMemory) {
+        let slot = self.inflight[id as usize].slot as usize;
+        let (c, index) = (
+            self.warps[slot].cta as usize,
+            self.warps[slot].index as usize,
+        );
+        let cta = self.ctas[c].as_mut().expect("an atomic's CTA is resident");
+        perform_atomic(&mut cta.warps[index], global, &mut cta.shared);
+    }
+}

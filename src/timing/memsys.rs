@@ -1,0 +1,466 @@
+//! The memory system below the SMs: the interconnect (one port per SM for
+//! requests, one per L2 slice for replies), address-interleaved L2 slices
+//! and DRAM channels.
+//!
+//! Timing of one read that misses everywhere, sent at cycle `t` (no
+//! contention): it leaves the SM port after its serialization
+//! `⌈flits/flits_per_cycle⌉`, flies `icnt.latency`, waits `l2.latency` in
+//! the slice (ROP), misses, occupies its DRAM channel's bus for
+//! `⌈line/bytes_per_cycle⌉` cycles and returns `dram.latency` later, is
+//! serialized out of the slice port and flies back `icnt.latency`. Every
+//! step is deterministic: queues are FIFO and ties break by sequence number.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use serde::Serialize;
+
+use crate::config::GpuConfig;
+use crate::timing::cache::TagArray;
+
+/// What a packet asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PacketKind {
+    /// A data-line read (L1D miss).
+    Read,
+    /// A write-through store (no reply).
+    Write,
+    /// A global atomic: its read-modify-write is performed on arrival at
+    /// the L2 slice; the reply releases the destination register.
+    Atomic,
+    /// An instruction-line read (I-cache miss).
+    Fetch,
+}
+
+/// A request travelling from an SM to an L2 slice (and its reply back).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Packet {
+    /// Kind.
+    pub kind: PacketKind,
+    /// Requesting SM.
+    pub sm: u32,
+    /// Byte address of the accessed line.
+    pub addr: u64,
+    /// Payload bytes of the request (written data, atomic operands).
+    pub req_bytes: u32,
+    /// Payload bytes of the reply (read data, atomic results).
+    pub reply_bytes: u32,
+    /// SM-side identifier (MSHR, in-flight instruction, warp slot).
+    pub tag: u32,
+    /// For atomics: perform the warp's pending read-modify-write on
+    /// arrival (set on the first packet of an atomic instruction).
+    pub perform: bool,
+}
+
+/// An item due at a cycle; ordered by (cycle, sequence).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Timed<T: Ord> {
+    at: u64,
+    seq: u64,
+    item: T,
+}
+
+/// A port: serializes packets at `flits_per_cycle`.
+#[derive(Clone, Debug, Default)]
+struct Port {
+    free_at: u64,
+    /// Start cycles of packets not yet started (FIFO).
+    starts: VecDeque<u64>,
+}
+
+impl Port {
+    /// Queues a packet of `cycles` serialization at `now`; returns the
+    /// cycle it has left the port.
+    fn send(&mut self, now: u64, cycles: u64) -> u64 {
+        let start = now.max(self.free_at);
+        self.free_at = start + cycles;
+        if start > now {
+            self.starts.push_back(start);
+        }
+        start + cycles
+    }
+
+    /// Packets queued but not yet started at `now`.
+    fn waiting(&mut self, now: u64) -> usize {
+        while self.starts.front().is_some_and(|&s| s <= now) {
+            self.starts.pop_front();
+        }
+        self.starts.len()
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Slice {
+    tags: TagArray,
+    /// Requests waiting for their tag lookup: (ready cycle, packet).
+    rop: VecDeque<(u64, Packet)>,
+    /// Earliest cycle of the next tag lookup (one per cycle).
+    next_lookup: u64,
+    /// Outstanding DRAM reads: (L2 line, waiting packets).
+    mshr: Vec<(u64, Vec<Packet>)>,
+    port: Port,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct DramReq {
+    slice: u32,
+    line: u64,
+    write: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Channel {
+    queue: VecDeque<DramReq>,
+    bus_free: u64,
+    /// Started accesses: (completion cycle, request), completion-ordered.
+    inflight: VecDeque<(u64, DramReq)>,
+}
+
+/// Counters of the memory system (see the README for each field).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MemStats {
+    /// L2 tag lookups (reads, writes, atomics, instruction fetches).
+    pub l2_accesses: u64,
+    /// Lookups that hit.
+    pub l2_hits: u64,
+    /// Lookups that missed (merged misses included).
+    pub l2_misses: u64,
+    /// Dirty L2 lines written back to DRAM.
+    pub l2_writebacks: u64,
+    /// DRAM line reads.
+    pub dram_reads: u64,
+    /// DRAM line writes.
+    pub dram_writes: u64,
+    /// Bytes DRAM transferred.
+    pub dram_bytes: u64,
+    /// Cycles DRAM buses were transferring, summed over channels.
+    pub dram_busy_cycles: u64,
+    /// Slice-cycles a lookup waited because its DRAM queue was full.
+    pub dram_full: u64,
+    /// Packets sent SM → L2.
+    pub icnt_requests: u64,
+    /// Packets sent L2 → SM.
+    pub icnt_replies: u64,
+    /// Flits sent in both directions.
+    pub icnt_flits: u64,
+    /// Global atomics performed at L2.
+    pub atomics: u64,
+}
+
+/// The interconnect, L2 slices and DRAM channels.
+#[derive(Debug)]
+pub struct MemSys {
+    icnt_latency: u64,
+    flit_bytes: u32,
+    flits_per_cycle: u32,
+    header: u32,
+    queue: usize,
+    l2_line: u64,
+    l2_latency: u64,
+    dram_latency: u64,
+    dram_xfer: u64,
+    dram_queue: usize,
+    slices_per_channel: u32,
+    sm_ports: Vec<Port>,
+    to_l2: BinaryHeap<Reverse<Timed<Packet>>>,
+    to_sm: BinaryHeap<Reverse<Timed<Packet>>>,
+    slices: Vec<Slice>,
+    channels: Vec<Channel>,
+    seq: u64,
+    /// Slices blocked on a full DRAM queue in the current cycle.
+    blocked_now: u64,
+    /// Counters.
+    pub stats: MemStats,
+}
+
+impl MemSys {
+    /// An idle memory system for `cfg`.
+    pub fn new(cfg: &GpuConfig) -> MemSys {
+        let slices = cfg.l2.slices.max(1);
+        let channels = cfg.dram.channels.max(1);
+        MemSys {
+            icnt_latency: u64::from(cfg.icnt.latency),
+            flit_bytes: cfg.icnt.flit_bytes.max(1),
+            flits_per_cycle: cfg.icnt.flits_per_cycle.max(1),
+            header: cfg.icnt.header_bytes,
+            queue: cfg.icnt.queue.max(1) as usize,
+            l2_line: u64::from(cfg.l2.line.max(1)),
+            l2_latency: u64::from(cfg.l2.latency),
+            dram_latency: u64::from(cfg.dram.latency),
+            dram_xfer: u64::from(cfg.l2.line.div_ceil(cfg.dram.bytes_per_cycle.max(1))),
+            dram_queue: cfg.dram.queue.max(1) as usize,
+            slices_per_channel: (slices / channels).max(1),
+            sm_ports: vec![Port::default(); cfg.core.num_sms.max(1) as usize],
+            to_l2: BinaryHeap::new(),
+            to_sm: BinaryHeap::new(),
+            slices: (0..slices)
+                .map(|_| Slice {
+                    tags: TagArray::new(cfg.l2.sets, cfg.l2.ways),
+                    rop: VecDeque::new(),
+                    next_lookup: 0,
+                    mshr: Vec::new(),
+                    port: Port::default(),
+                })
+                .collect(),
+            channels: vec![Channel::default(); channels as usize],
+            seq: 0,
+            blocked_now: 0,
+            stats: MemStats::default(),
+        }
+    }
+
+    /// Serialization cycles of a packet with `payload` bytes.
+    pub fn packet_cycles(&self, payload: u32) -> u64 {
+        let flits = (self.header + payload).div_ceil(self.flit_bytes).max(1);
+        u64::from(flits.div_ceil(self.flits_per_cycle))
+    }
+
+    fn flits(&self, payload: u32) -> u64 {
+        u64::from((self.header + payload).div_ceil(self.flit_bytes).max(1))
+    }
+
+    /// True if SM `sm`'s injection port accepts a packet at `now` (fewer
+    /// than `icnt.queue` packets waiting to start).
+    pub fn can_inject(&mut self, sm: u32, now: u64) -> bool {
+        let q = self.queue;
+        self.sm_ports[sm as usize].waiting(now) < q
+    }
+
+    /// Sends `p` from its SM at `now`.
+    pub fn inject(&mut self, now: u64, p: Packet) {
+        let cycles = self.packet_cycles(p.req_bytes);
+        self.stats.icnt_requests += 1;
+        self.stats.icnt_flits += self.flits(p.req_bytes);
+        let left = self.sm_ports[p.sm as usize].send(now, cycles);
+        self.seq += 1;
+        self.to_l2.push(Reverse(Timed {
+            at: left + self.icnt_latency,
+            seq: self.seq,
+            item: p,
+        }));
+    }
+
+    fn slice_of(&self, addr: u64) -> usize {
+        ((addr / self.l2_line) % self.slices.len() as u64) as usize
+    }
+
+    fn reply(&mut self, now: u64, slice: usize, p: Packet) {
+        let cycles = self.packet_cycles(p.reply_bytes);
+        self.stats.icnt_replies += 1;
+        self.stats.icnt_flits += self.flits(p.reply_bytes);
+        let left = self.slices[slice].port.send(now, cycles);
+        self.seq += 1;
+        self.to_sm.push(Reverse(Timed {
+            at: left + self.icnt_latency,
+            seq: self.seq,
+            item: p,
+        }));
+    }
+
+    fn fill_l2(&mut self, slice: usize, line: u64, dirty: bool) {
+        if let Some(e) = self.slices[slice].tags.fill(line, 0, dirty)
+            && e.dirty
+        {
+            self.stats.l2_writebacks += 1;
+            let ch = slice / self.slices_per_channel as usize;
+            let ch = ch.min(self.channels.len() - 1);
+            self.channels[ch].queue.push_back(DramReq {
+                slice: slice as u32,
+                line: e.line,
+                write: true,
+            });
+        }
+    }
+
+    /// Advances to cycle `now`: delivers arrivals, performs lookups and
+    /// DRAM accesses. Atomics arriving at L2 are appended to `atomics`
+    /// (the caller performs their read-modify-write now); replies reaching
+    /// SMs to `replies`. Returns true if anything happened.
+    pub fn cycle(
+        &mut self,
+        now: u64,
+        atomics: &mut Vec<Packet>,
+        replies: &mut Vec<Packet>,
+    ) -> bool {
+        let mut active = false;
+        self.blocked_now = 0;
+        // 1. Arrivals at the slices.
+        while self.to_l2.peek().is_some_and(|t| t.0.at <= now) {
+            let Reverse(t) = self.to_l2.pop().expect("peeked");
+            active = true;
+            if t.item.kind == PacketKind::Atomic && t.item.perform {
+                self.stats.atomics += 1;
+                atomics.push(t.item);
+            }
+            let s = self.slice_of(t.item.addr);
+            let ready = t.at + self.l2_latency;
+            self.slices[s].rop.push_back((ready, t.item));
+        }
+        // 2. DRAM completions.
+        for ch in 0..self.channels.len() {
+            while self.channels[ch]
+                .inflight
+                .front()
+                .is_some_and(|&(done, _)| done <= now)
+            {
+                let (_, r) = self.channels[ch].inflight.pop_front().expect("front");
+                active = true;
+                if r.write {
+                    continue;
+                }
+                let s = r.slice as usize;
+                let pos = self.slices[s]
+                    .mshr
+                    .iter()
+                    .position(|m| m.0 == r.line)
+                    .expect("a DRAM read has its L2 MSHR");
+                let (_, waiters) = self.slices[s].mshr.remove(pos);
+                let dirty = waiters
+                    .iter()
+                    .any(|p| p.kind != PacketKind::Read && p.kind != PacketKind::Fetch);
+                self.fill_l2(s, r.line, dirty);
+                for p in waiters {
+                    if p.kind != PacketKind::Write {
+                        self.reply(now, s, p);
+                    }
+                }
+            }
+        }
+        // 3. Tag lookups, one per slice per cycle.
+        for s in 0..self.slices.len() {
+            let Some(&(ready, p)) = self.slices[s].rop.front() else {
+                continue;
+            };
+            if ready > now || self.slices[s].next_lookup > now {
+                continue;
+            }
+            let line = p.addr / self.l2_line;
+            let write = p.kind == PacketKind::Write;
+            let hit = self.slices[s].tags.contains(line);
+            let merged = self.slices[s].mshr.iter().position(|m| m.0 == line);
+            let ch = (s / self.slices_per_channel as usize).min(self.channels.len() - 1);
+            if !hit
+                && merged.is_none()
+                && !write
+                && self.channels[ch].queue.len() >= self.dram_queue
+            {
+                // The DRAM queue is full: the lookup waits (counted stall).
+                self.blocked_now += 1;
+                continue;
+            }
+            active = true;
+            self.slices[s].rop.pop_front();
+            self.slices[s].next_lookup = now + 1;
+            self.stats.l2_accesses += 1;
+            if hit {
+                self.stats.l2_hits += 1;
+                self.slices[s].tags.access(line);
+                if write || p.kind == PacketKind::Atomic {
+                    self.slices[s].tags.mark_dirty(line);
+                }
+                if !write {
+                    self.reply(now, s, p);
+                }
+                continue;
+            }
+            self.stats.l2_misses += 1;
+            if write {
+                // Write-allocate without fetching: the line becomes dirty.
+                match merged {
+                    Some(i) => self.slices[s].mshr[i].1.push(p),
+                    None => self.fill_l2(s, line, true),
+                }
+                continue;
+            }
+            match merged {
+                Some(i) => self.slices[s].mshr[i].1.push(p),
+                None => {
+                    self.slices[s].mshr.push((line, vec![p]));
+                    self.channels[ch].queue.push_back(DramReq {
+                        slice: s as u32,
+                        line,
+                        write: false,
+                    });
+                }
+            }
+        }
+        // 4. DRAM channels start transfers.
+        for c in &mut self.channels {
+            while !c.queue.is_empty() && c.bus_free <= now {
+                let r = c.queue.pop_front().expect("non-empty");
+                active = true;
+                c.bus_free = now + self.dram_xfer;
+                c.inflight
+                    .push_back((now + self.dram_xfer + self.dram_latency, r));
+                self.stats.dram_busy_cycles += self.dram_xfer;
+                self.stats.dram_bytes += self.l2_line;
+                if r.write {
+                    self.stats.dram_writes += 1;
+                } else {
+                    self.stats.dram_reads += 1;
+                }
+            }
+        }
+        // 5. Replies reaching SMs.
+        while self.to_sm.peek().is_some_and(|t| t.0.at <= now) {
+            let Reverse(t) = self.to_sm.pop().expect("peeked");
+            active = true;
+            replies.push(t.item);
+        }
+        active
+    }
+
+    /// Adds this cycle's stall counts `cycles` times (idle skipping).
+    pub fn account(&mut self, cycles: u64) {
+        self.stats.dram_full += self.blocked_now * cycles;
+    }
+
+    /// The earliest cycle after `now` at which something can happen.
+    pub fn next_event(&self, now: u64) -> Option<u64> {
+        let mut next: Option<u64> = None;
+        let mut at = |t: u64| {
+            if t > now {
+                next = Some(next.map_or(t, |n: u64| n.min(t)));
+            }
+        };
+        if let Some(t) = self.to_l2.peek() {
+            at(t.0.at);
+        }
+        if let Some(t) = self.to_sm.peek() {
+            at(t.0.at);
+        }
+        for s in &self.slices {
+            if let Some(&(ready, _)) = s.rop.front() {
+                at(ready.max(s.next_lookup).max(now + 1));
+            }
+        }
+        for c in &self.channels {
+            if !c.queue.is_empty() {
+                at(c.bus_free.max(now + 1));
+            }
+            if let Some(&(done, _)) = c.inflight.front() {
+                at(done);
+            }
+        }
+        for p in &self.sm_ports {
+            if let Some(&s) = p.starts.front() {
+                at(s);
+            }
+        }
+        next
+    }
+
+    /// True while any packet or DRAM access is in flight.
+    pub fn busy(&self) -> bool {
+        !self.to_l2.is_empty()
+            || !self.to_sm.is_empty()
+            || self
+                .slices
+                .iter()
+                .any(|s| !s.rop.is_empty() || !s.mshr.is_empty())
+            || self
+                .channels
+                .iter()
+                .any(|c| !c.queue.is_empty() || !c.inflight.is_empty())
+    }
+}

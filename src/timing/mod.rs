@@ -1,0 +1,24 @@
+//! The cycle-level timing model (DESIGN §3): per SM, fetch → I-buffer →
+//! issue (schedulers with pluggable policies) → scoreboard → SP/SFU/DP
+//! units and the LD/ST unit (coalescer, shared-memory banks, L1D with
+//! MSHRs) → interconnect → L2 slices → DRAM channels; CTA barriers and a
+//! round-robin CTA scheduler. It decides *when* each warp issues and calls
+//! the functional core to execute the instruction at issue.
+
+pub mod cache;
+pub mod coalescer;
+pub mod cta;
+pub mod fetch;
+pub mod gpu;
+pub mod host;
+pub mod issue;
+pub mod ldst;
+pub mod memsys;
+pub mod scoreboard;
+pub mod sm;
+pub mod stats;
+pub mod units;
+
+pub use gpu::Gpu;
+pub use host::{TimedRun, TimingHost, run_timed};
+pub use stats::{Stall, StallCounts, Stats};

@@ -1,0 +1,501 @@
+//! One streaming multiprocessor: warp slots, CTA slots, the per-SM state of
+//! fetch, issue, units, LD/ST and L1D, and the order of its pipeline stages
+//! within a cycle. The stages themselves live in `fetch.rs`, `issue.rs`
+//! and `ldst.rs`; this file owns the state and the cycle.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::config::GpuConfig;
+use crate::func::layout::KernelInfo;
+use crate::func::{DynInst, GlobalMemory, SimError, Warp};
+use crate::ir::Kernel;
+use crate::sched::{FetchPolicy, IssuePolicy, WarpView};
+use crate::timing::cache::TagArray;
+use crate::timing::coalescer::LineRequest;
+use crate::timing::memsys::{MemSys, Packet};
+use crate::timing::scoreboard::Scoreboard;
+use crate::timing::stats::{SmStats, Stall};
+use crate::timing::units::{TimingInst, UnitPool};
+
+/// Everything about the running launch that does not change.
+pub struct LaunchCtx<'a> {
+    /// The kernel.
+    pub kernel: &'a Kernel,
+    /// Its layout.
+    pub info: &'a KernelInfo,
+    /// Per-instruction timing facts.
+    pub table: &'a [TimingInst],
+    /// Packed parameters.
+    pub params: &'a [u8],
+    /// Grid.
+    pub grid: [u32; 3],
+    /// Block.
+    pub block: [u32; 3],
+    /// Machine.
+    pub cfg: &'a GpuConfig,
+    /// Scoreboard words per warp.
+    pub sb_words: usize,
+}
+
+/// One I-buffer entry: an instruction and the cycle it becomes valid.
+#[derive(Clone, Copy, Debug)]
+pub struct IbufEntry {
+    /// Instruction id (PC).
+    pub pc: u32,
+    /// Cycle the fetched instruction arrives.
+    pub ready: u64,
+}
+
+/// Timing state of one warp slot.
+#[derive(Clone, Debug, Default)]
+pub struct WarpSlot {
+    /// A warp occupies the slot.
+    pub live: bool,
+    /// CTA slot.
+    pub cta: u32,
+    /// Warp index within its CTA.
+    pub index: u32,
+    /// SM-unique dynamic warp id (cache-line owners, victim tags).
+    pub dyn_id: u32,
+    /// Fetched instructions, oldest first.
+    pub ibuf: std::collections::VecDeque<IbufEntry>,
+    /// Next PC to fetch.
+    pub fetch_pc: u32,
+    /// A fetched control instruction has not issued yet.
+    pub fetch_blocked: bool,
+    /// Waiting for this I-cache line.
+    pub fetch_wait_line: Option<u64>,
+    /// The I-buffer was emptied by a taken branch or reconvergence and no
+    /// instruction has issued since (a control stall).
+    pub branch_flush: bool,
+    /// Pending register writes.
+    pub sb: Scoreboard,
+    /// Instructions issued whose completion has not been processed.
+    pub outstanding: u32,
+    /// Arrived at a barrier not yet released.
+    pub barrier_wait: bool,
+    /// Cycle the released barrier lets the warp issue again.
+    pub barrier_release: u64,
+    /// Sleeping until this cycle (`nanosleep`).
+    pub sleep_until: u64,
+    /// Exited.
+    pub done: bool,
+    /// The state charged this cycle.
+    pub state: Option<Stall>,
+    /// Ready but not picked this cycle.
+    pub ready_unpicked: bool,
+}
+
+/// One resident CTA.
+pub struct CtaSlot {
+    /// CTA index.
+    pub id: [u32; 3],
+    /// Shared memory.
+    pub shared: Vec<u8>,
+    /// Functional warps.
+    pub warps: Vec<Warp>,
+    /// Warp slot of each warp.
+    pub slots: Vec<u32>,
+    /// Resources it holds: threads, registers, shared bytes.
+    pub threads: u32,
+    /// Registers.
+    pub regs: u32,
+    /// Shared bytes.
+    pub smem: u32,
+}
+
+/// An SM-local event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SmEvent {
+    /// An instruction's result is written back: release its registers.
+    Writeback {
+        /// Warp slot.
+        slot: u32,
+        /// Instruction.
+        inst: u32,
+    },
+    /// One line request of an in-flight memory instruction is served.
+    RequestDone {
+        /// In-flight memory instruction.
+        id: u32,
+    },
+}
+
+/// A memory instruction past issue whose data has not all returned.
+#[derive(Clone, Debug, Default)]
+pub struct InflightMem {
+    /// Warp slot.
+    pub slot: u32,
+    /// Instruction.
+    pub inst: u32,
+    /// Requests still to be served.
+    pub remaining: u32,
+    /// A global/local load or atomic (for `long_pending`).
+    pub long: bool,
+    /// In use.
+    pub used: bool,
+}
+
+/// An L1D miss status holding register.
+#[derive(Clone, Debug, Default)]
+pub struct Mshr {
+    /// Line address (L1D line units).
+    pub line: u64,
+    /// In-flight instructions waiting for the line.
+    pub waiters: Vec<u32>,
+    /// Dynamic warp id of the first requester.
+    pub owner: u32,
+    /// In use.
+    pub used: bool,
+}
+
+/// The memory instruction the LD/ST unit is working through.
+#[derive(Clone, Debug, Default)]
+pub struct LdStJob {
+    /// Warp slot.
+    pub slot: u32,
+    /// In-flight record (loads, atomics) or `u32::MAX` (stores).
+    pub inflight: u32,
+    /// Line requests.
+    pub reqs: Vec<LineRequest>,
+    /// Next request to process.
+    pub next: usize,
+    /// Kind of access.
+    pub kind: JobKind,
+}
+
+/// What the LD/ST job does with each line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum JobKind {
+    /// Load through the L1D.
+    #[default]
+    Load,
+    /// Write-through store.
+    Store,
+    /// Global atomic (performed at L2).
+    Atomic,
+}
+
+/// One SM.
+pub struct Sm {
+    /// SM id.
+    pub id: u32,
+    /// Warp slots.
+    pub warps: Vec<WarpSlot>,
+    /// Policy view of each slot.
+    pub views: Vec<WarpView>,
+    /// CTA slots.
+    pub ctas: Vec<Option<CtaSlot>>,
+    /// Per scheduler: its live slots oldest first, and by slot id.
+    pub sched_warps: Vec<(Vec<u32>, Vec<u32>)>,
+    /// Issue policy per scheduler.
+    pub policies: Vec<Box<dyn IssuePolicy>>,
+    /// Fetch policy.
+    pub fetch_policy: Box<dyn FetchPolicy>,
+    /// The category charged to each scheduler this cycle.
+    pub sched_state: Vec<Stall>,
+    /// SP, SFU, DP unit pools.
+    pub units: [UnitPool; 3],
+    /// LD/ST accepts its next instruction from this cycle.
+    pub ldst_free: u64,
+    /// The LD/ST unit's current global/local job.
+    pub ldst_job: Option<LdStJob>,
+    /// A finished job kept for its allocation.
+    pub spare_job: Option<LdStJob>,
+    /// L1 data cache tags.
+    pub l1d: TagArray,
+    /// MSHRs.
+    pub mshrs: Vec<Mshr>,
+    /// In-flight memory instructions (indexed by id).
+    pub inflight: Vec<InflightMem>,
+    /// I-cache tags.
+    pub icache: TagArray,
+    /// I-cache lines requested from L2.
+    pub icache_pending: Vec<u64>,
+    /// Events by (cycle, sequence).
+    pub events: BinaryHeap<Reverse<(u64, u64, SmEvent)>>,
+    /// Event sequence counter.
+    pub seq: u64,
+    /// Next dynamic warp id.
+    pub next_dyn_id: u32,
+    /// Resources in use: warps, threads, registers, shared bytes, CTAs.
+    pub used: [u32; 5],
+    /// Something changed state this cycle (no idle skip).
+    pub active: bool,
+    /// Counters.
+    pub stats: SmStats,
+    /// Scratch: a scheduler's priority order.
+    pub order_buf: Vec<u32>,
+    /// Scratch: fetch candidates.
+    pub cand_buf: Vec<u32>,
+    /// Scratch: one executed instruction.
+    pub dyn_buf: DynInst,
+    /// CTA age per CTA slot (assignment cycle).
+    pub cta_age: Vec<u64>,
+}
+
+impl Sm {
+    /// An empty SM.
+    pub fn new(
+        id: u32,
+        cfg: &GpuConfig,
+        policies: Vec<Box<dyn IssuePolicy>>,
+        fetch_policy: Box<dyn FetchPolicy>,
+    ) -> Sm {
+        let nw = cfg.core.max_warps_per_sm as usize;
+        let ns = cfg.core.schedulers_per_sm.max(1) as usize;
+        Sm {
+            id,
+            warps: vec![WarpSlot::default(); nw],
+            views: vec![WarpView::default(); nw],
+            ctas: (0..cfg.core.max_ctas_per_sm).map(|_| None).collect(),
+            sched_warps: vec![(Vec::new(), Vec::new()); ns],
+            policies,
+            fetch_policy,
+            sched_state: vec![Stall::Idle; ns],
+            units: [
+                UnitPool::new(cfg.core.sp_units),
+                UnitPool::new(cfg.core.sfu_units),
+                UnitPool::new(cfg.core.dp_units),
+            ],
+            ldst_free: 0,
+            ldst_job: None,
+            spare_job: None,
+            l1d: TagArray::new(cfg.l1d.sets, cfg.l1d.ways),
+            mshrs: vec![Mshr::default(); cfg.l1d.mshrs.max(1) as usize],
+            inflight: Vec::new(),
+            icache: TagArray::new(cfg.icache.sets, cfg.icache.ways),
+            icache_pending: Vec::new(),
+            events: BinaryHeap::new(),
+            seq: 0,
+            next_dyn_id: 0,
+            used: [0; 5],
+            active: false,
+            stats: SmStats::default(),
+            order_buf: Vec::new(),
+            cand_buf: Vec::new(),
+            dyn_buf: DynInst::blank(),
+            cta_age: vec![0; cfg.core.max_ctas_per_sm as usize],
+        }
+    }
+
+    /// Schedules an SM event.
+    pub fn schedule(&mut self, at: u64, e: SmEvent) {
+        self.seq += 1;
+        self.events.push(Reverse((at, self.seq, e)));
+    }
+
+    /// True if a CTA needing `need` = [warps, threads, regs, smem] fits.
+    pub fn fits(&self, need: [u32; 4], cfg: &GpuConfig) -> bool {
+        let c = &cfg.core;
+        self.used[4] < c.max_ctas_per_sm
+            && self.used[0] + need[0] <= c.max_warps_per_sm
+            && self.used[1] + need[1] <= c.max_threads_per_sm
+            && self.used[2] + need[2] <= c.registers_per_sm
+            && self.used[3] + need[3] <= c.shared_mem_per_sm
+    }
+
+    /// No CTA resident.
+    pub fn empty(&self) -> bool {
+        self.used[4] == 0
+    }
+
+    /// Places CTA `id` (linear index `linear`) on this SM at cycle `now`.
+    pub fn assign_cta(&mut self, ctx: &LaunchCtx<'_>, id: [u32; 3], need: [u32; 4], now: u64) {
+        let c = self
+            .ctas
+            .iter()
+            .position(Option::is_none)
+            .expect("fits() checked a CTA slot");
+        let lanes = ctx.cfg.core.warp_size;
+        let threads = need[1];
+        let nwarps = need[0];
+        let ns = self.sched_warps.len() as u32;
+        let mut warps = Vec::with_capacity(nwarps as usize);
+        let mut slots = Vec::with_capacity(nwarps as usize);
+        for w in 0..nwarps {
+            let s = self
+                .warps
+                .iter()
+                .position(|x| !x.live)
+                .expect("fits() checked warp slots") as u32;
+            warps.push(Warp::new(
+                w,
+                lanes,
+                w * lanes,
+                threads - w * lanes,
+                ctx.block,
+                ctx.kernel.regs.len(),
+                ctx.kernel.preds.len(),
+                ctx.info.local_size,
+            ));
+            slots.push(s);
+            let slot = &mut self.warps[s as usize];
+            let sb = std::mem::take(&mut slot.sb);
+            *slot = WarpSlot {
+                live: true,
+                cta: c as u32,
+                index: w,
+                dyn_id: self.next_dyn_id,
+                sb,
+                ..WarpSlot::default()
+            };
+            slot.sb.clear(ctx.sb_words);
+            self.next_dyn_id = self.next_dyn_id.wrapping_add(1);
+            self.views[s as usize] = WarpView {
+                live: true,
+                age: now,
+                done: false,
+                at_barrier: false,
+                long_pending: 0,
+                cta: c as u32,
+            };
+            let (age_list, slot_list) = &mut self.sched_warps[(s % ns) as usize];
+            let views = &self.views;
+            let key = |x: u32| (views[x as usize].age, x);
+            let p = age_list.partition_point(|&x| key(x) < key(s));
+            age_list.insert(p, s);
+            let p = slot_list.partition_point(|&x| x < s);
+            slot_list.insert(p, s);
+        }
+        self.ctas[c] = Some(CtaSlot {
+            id,
+            shared: vec![0; ctx.info.shared_dynamic_base as usize],
+            warps,
+            slots,
+            threads,
+            regs: need[2],
+            smem: need[3],
+        });
+        self.cta_age[c] = now;
+        self.used[0] += need[0];
+        self.used[1] += need[1];
+        self.used[2] += need[2];
+        self.used[3] += need[3];
+        self.used[4] += 1;
+        self.active = true;
+    }
+
+    /// Retires CTAs whose warps all exited and drained.
+    pub fn retire_ctas(&mut self) -> u32 {
+        let mut retired = 0;
+        for c in 0..self.ctas.len() {
+            let Some(cta) = &self.ctas[c] else { continue };
+            let drained = cta.slots.iter().all(|&s| {
+                let w = &self.warps[s as usize];
+                w.done && w.outstanding == 0
+            });
+            if !drained {
+                continue;
+            }
+            let cta = self.ctas[c].take().expect("checked");
+            for &s in &cta.slots {
+                self.warps[s as usize].live = false;
+                self.warps[s as usize].ibuf.clear();
+                self.views[s as usize] = WarpView::default();
+                for (a, b) in &mut self.sched_warps {
+                    a.retain(|&x| x != s);
+                    b.retain(|&x| x != s);
+                }
+            }
+            self.used[0] -= cta.slots.len() as u32;
+            self.used[1] -= cta.threads;
+            self.used[2] -= cta.regs;
+            self.used[3] -= cta.smem;
+            self.used[4] -= 1;
+            self.stats.ctas += 1;
+            self.active = true;
+            retired += 1;
+        }
+        retired
+    }
+
+    /// Runs one cycle of the SM's pipeline: writebacks and replies, issue,
+    /// LD/ST, fetch. Global atomics arriving at L2 are performed by the
+    /// GPU through [`Sm::perform_global_atomic`] before this.
+    pub fn cycle(
+        &mut self,
+        now: u64,
+        ctx: &LaunchCtx<'_>,
+        mem: &mut MemSys,
+        global: &mut GlobalMemory,
+        replies: &[Packet],
+    ) -> Result<(), SimError> {
+        for p in replies {
+            self.on_reply(p, ctx);
+        }
+        while let Some(&Reverse((at, _, e))) = self.events.peek() {
+            if at > now {
+                break;
+            }
+            self.events.pop();
+            self.active = true;
+            match e {
+                SmEvent::Writeback { slot, inst } => {
+                    let w = &mut self.warps[slot as usize];
+                    w.sb.release(&ctx.table[inst as usize].writes);
+                    w.outstanding -= 1;
+                }
+                SmEvent::RequestDone { id } => self.request_done(id, ctx),
+            }
+        }
+        self.issue(now, ctx, global)?;
+        self.ldst_step(now, ctx, mem);
+        self.fetch(now, ctx, mem);
+        Ok(())
+    }
+
+    /// Charges this cycle's states `cycles` times (1, or the length of an
+    /// idle stretch being skipped).
+    pub fn account(&mut self, cycles: u64) {
+        for &s in &self.sched_state {
+            self.stats.stalls.add(s, cycles);
+        }
+        for w in &self.warps {
+            if !w.live {
+                continue;
+            }
+            if let Some(s) = w.state {
+                self.stats.warp_states.add(s, cycles);
+            }
+            if w.ready_unpicked {
+                self.stats.warp_ready += cycles;
+            }
+        }
+    }
+
+    /// The earliest cycle after `now` at which this SM's state can change
+    /// by itself.
+    pub fn next_event(&self, now: u64) -> Option<u64> {
+        let mut next: Option<u64> = None;
+        let mut at = |t: u64| {
+            if t > now {
+                next = Some(next.map_or(t, |n: u64| n.min(t)));
+            }
+        };
+        if let Some(&Reverse((t, _, _))) = self.events.peek() {
+            at(t);
+        }
+        for u in &self.units {
+            if let Some(t) = u.next_free(now) {
+                at(t);
+            }
+        }
+        at(self.ldst_free);
+        if self.ldst_job.is_some() {
+            at(now + 1);
+        }
+        for w in &self.warps {
+            if !w.live || w.done {
+                continue;
+            }
+            if let Some(e) = w.ibuf.front() {
+                at(e.ready);
+            }
+            at(w.barrier_release);
+            at(w.sleep_until);
+        }
+        next
+    }
+}

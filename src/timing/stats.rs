@@ -1,0 +1,265 @@
+//! What a timed run counts. Field names are stable: they are the JSON keys
+//! (`--json`), documented in the README.
+
+use serde::Serialize;
+
+use crate::timing::memsys::MemStats;
+
+/// Why a scheduler did (or did not) issue in a cycle, and the per-warp
+/// state in a cycle (DESIGN §3 "Stall accounting").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stall {
+    /// An instruction issued.
+    Issued,
+    /// The warp's I-buffer is empty after a taken branch or reconvergence
+    /// (control hazard).
+    Control,
+    /// A source or destination register has a pending write (scoreboard).
+    Data,
+    /// The functional unit, the LD/ST unit (bank conflicts, MSHRs,
+    /// interconnect) is busy.
+    Structural,
+    /// Waiting at a CTA barrier (or for its release latency).
+    Barrier,
+    /// The warp has exited; its CTA has not.
+    Exit,
+    /// The I-buffer is empty or its next instruction has not arrived
+    /// (I-cache hit latency or miss).
+    Fetch,
+    /// The issue policy forbids the warp to issue.
+    Throttled,
+    /// Sleeping (`nanosleep`) or waiting on a waiting atomic.
+    SyncWait,
+    /// No warp is assigned to the scheduler.
+    Idle,
+}
+
+impl Stall {
+    /// Every category, in the order of the JSON fields.
+    pub const ALL: [Stall; 10] = [
+        Stall::Issued,
+        Stall::Control,
+        Stall::Data,
+        Stall::Structural,
+        Stall::Barrier,
+        Stall::Exit,
+        Stall::Fetch,
+        Stall::Throttled,
+        Stall::SyncWait,
+        Stall::Idle,
+    ];
+
+    /// The JSON / table name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stall::Issued => "issued",
+            Stall::Control => "control",
+            Stall::Data => "data",
+            Stall::Structural => "structural",
+            Stall::Barrier => "barrier",
+            Stall::Exit => "exit",
+            Stall::Fetch => "fetch",
+            Stall::Throttled => "throttled",
+            Stall::SyncWait => "sync_wait",
+            Stall::Idle => "idle",
+        }
+    }
+}
+
+/// Cycles per category.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct StallCounts {
+    /// See [`Stall::Issued`].
+    pub issued: u64,
+    /// See [`Stall::Control`].
+    pub control: u64,
+    /// See [`Stall::Data`].
+    pub data: u64,
+    /// See [`Stall::Structural`].
+    pub structural: u64,
+    /// See [`Stall::Barrier`].
+    pub barrier: u64,
+    /// See [`Stall::Exit`].
+    pub exit: u64,
+    /// See [`Stall::Fetch`].
+    pub fetch: u64,
+    /// See [`Stall::Throttled`].
+    pub throttled: u64,
+    /// See [`Stall::SyncWait`].
+    pub sync_wait: u64,
+    /// See [`Stall::Idle`].
+    pub idle: u64,
+}
+
+impl StallCounts {
+    /// Adds `n` cycles to category `s`.
+    pub fn add(&mut self, s: Stall, n: u64) {
+        *self.get_mut(s) += n;
+    }
+
+    fn get_mut(&mut self, s: Stall) -> &mut u64 {
+        match s {
+            Stall::Issued => &mut self.issued,
+            Stall::Control => &mut self.control,
+            Stall::Data => &mut self.data,
+            Stall::Structural => &mut self.structural,
+            Stall::Barrier => &mut self.barrier,
+            Stall::Exit => &mut self.exit,
+            Stall::Fetch => &mut self.fetch,
+            Stall::Throttled => &mut self.throttled,
+            Stall::SyncWait => &mut self.sync_wait,
+            Stall::Idle => &mut self.idle,
+        }
+    }
+
+    /// The count of category `s`.
+    pub fn get(&self, s: Stall) -> u64 {
+        let mut c = *self;
+        *c.get_mut(s)
+    }
+
+    /// Sum over categories.
+    pub fn total(&self) -> u64 {
+        Stall::ALL.iter().map(|&s| self.get(s)).sum()
+    }
+
+    /// Adds another set of counts.
+    pub fn merge(&mut self, o: &StallCounts) {
+        for s in Stall::ALL {
+            self.add(s, o.get(s));
+        }
+    }
+}
+
+/// L1 data-cache counters of one SM (or summed).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct L1dStats {
+    /// Line requests of global/local loads looked up.
+    pub accesses: u64,
+    /// Hits on a line brought by the same warp.
+    pub intra_warp_hits: u64,
+    /// Hits on a line brought by another warp.
+    pub inter_warp_hits: u64,
+    /// Misses merged into an outstanding MSHR for the same line.
+    pub mshr_merges: u64,
+    /// Misses sent to L2.
+    pub misses: u64,
+    /// Lines evicted by fills.
+    pub evictions: u64,
+    /// Lines invalidated by global stores.
+    pub write_evictions: u64,
+    /// Store line requests (write-through to L2).
+    pub stores: u64,
+    /// Cycles the LD/ST unit waited for a free MSHR.
+    pub mshr_full: u64,
+    /// Cycles the LD/ST unit waited for the interconnect port.
+    pub icnt_stall: u64,
+}
+
+impl L1dStats {
+    fn merge(&mut self, o: &L1dStats) {
+        self.accesses += o.accesses;
+        self.intra_warp_hits += o.intra_warp_hits;
+        self.inter_warp_hits += o.inter_warp_hits;
+        self.mshr_merges += o.mshr_merges;
+        self.misses += o.misses;
+        self.evictions += o.evictions;
+        self.write_evictions += o.write_evictions;
+        self.stores += o.stores;
+        self.mshr_full += o.mshr_full;
+        self.icnt_stall += o.icnt_stall;
+    }
+}
+
+/// Counters of one SM.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SmStats {
+    /// Warp instructions issued.
+    pub warp_insts: u64,
+    /// Thread instructions (lanes that executed).
+    pub thread_insts: u64,
+    /// CTAs run to completion.
+    pub ctas: u64,
+    /// Scheduler-cycles by category (summed over the SM's schedulers).
+    pub stalls: StallCounts,
+    /// Warp-cycles by state, summed over the warps resident on the SM
+    /// (`issued` here counts cycles a warp issued; a ready warp that was
+    /// not picked is counted in `ready`).
+    pub warp_states: StallCounts,
+    /// Warp-cycles a warp could have issued but another warp was picked.
+    pub warp_ready: u64,
+    /// L1D counters.
+    pub l1d: L1dStats,
+    /// I-cache hits.
+    pub icache_hits: u64,
+    /// I-cache misses.
+    pub icache_misses: u64,
+    /// I-buffer flushes (taken branches, reconvergence).
+    pub ibuffer_flushes: u64,
+    /// Shared-memory instructions.
+    pub shared_accesses: u64,
+    /// Extra LD/ST cycles spent on shared-memory bank conflicts.
+    pub bank_conflict_cycles: u64,
+}
+
+impl SmStats {
+    /// Adds another SM's counters.
+    pub fn merge(&mut self, o: &SmStats) {
+        self.warp_insts += o.warp_insts;
+        self.thread_insts += o.thread_insts;
+        self.ctas += o.ctas;
+        self.stalls.merge(&o.stalls);
+        self.warp_states.merge(&o.warp_states);
+        self.warp_ready += o.warp_ready;
+        self.l1d.merge(&o.l1d);
+        self.icache_hits += o.icache_hits;
+        self.icache_misses += o.icache_misses;
+        self.ibuffer_flushes += o.ibuffer_flushes;
+        self.shared_accesses += o.shared_accesses;
+        self.bank_conflict_cycles += o.bank_conflict_cycles;
+    }
+}
+
+/// One kernel launch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LaunchStats {
+    /// Kernel name.
+    pub kernel: String,
+    /// Grid.
+    pub grid: [u32; 3],
+    /// Block.
+    pub block: [u32; 3],
+    /// Cycles from the first CTA assignment to the last CTA's retirement.
+    pub cycles: u64,
+    /// Warp instructions issued.
+    pub warp_insts: u64,
+}
+
+/// Everything a timed run reports.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Stats {
+    /// Issue policy name.
+    pub sched: String,
+    /// Cycles summed over launches.
+    pub cycles: u64,
+    /// Warp instructions issued.
+    pub warp_insts: u64,
+    /// Thread instructions executed.
+    pub thread_insts: u64,
+    /// Warp instructions per cycle (whole GPU).
+    pub ipc: f64,
+    /// Thread instructions per cycle (whole GPU).
+    pub thread_ipc: f64,
+    /// Schedulers per SM × SMs: `stalls` sums to this × `cycles`.
+    pub schedulers: u64,
+    /// Scheduler-cycles by category, all SMs.
+    pub stalls: StallCounts,
+    /// All SMs' counters summed.
+    pub total: SmStats,
+    /// Memory-system counters.
+    pub mem: MemStats,
+    /// Per launch.
+    pub launches: Vec<LaunchStats>,
+    /// Per SM.
+    pub sms: Vec<SmStats>,
+}

@@ -1,0 +1,153 @@
+//! Functional units and the per-instruction timing facts derived once per
+//! kernel from the config: which unit an instruction needs, its latency
+//! and initiation interval, and its scoreboard footprint.
+
+use crate::config::GpuConfig;
+use crate::func::OpClass;
+use crate::func::layout::KernelInfo;
+use crate::ir::{Kernel, Opcode, RegRef, Space};
+
+/// The execution resources an instruction is dispatched to (DESIGN §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Integer and fp32 pipelines (also control, barriers, warp ops).
+    Sp,
+    /// Special-function unit (transcendentals, square roots).
+    Sfu,
+    /// Double-precision unit.
+    Dp,
+    /// Load/store unit (through the coalescer, shared memory, L1D).
+    LdSt,
+}
+
+impl Unit {
+    /// Index into per-unit arrays.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Timing facts of one static instruction.
+#[derive(Clone, Debug)]
+pub struct TimingInst {
+    /// The unit it needs.
+    pub unit: Unit,
+    /// Cycles from issue to its result (non-memory instructions).
+    pub latency: u32,
+    /// Cycles the unit is busy before accepting the next instruction.
+    pub initiation: u32,
+    /// Scoreboard ids it reads or writes (registers first, then
+    /// predicates after `regs`), as `(word, bit mask)` pairs.
+    pub hazards: Vec<(u32, u64)>,
+    /// Scoreboard ids it writes.
+    pub writes: Vec<u32>,
+    /// A load, atomic or wait on global or local memory (long latency:
+    /// `two-level` demotes the warp; the stall is a memory stall).
+    pub long_mem: bool,
+    /// Declared state space of a memory instruction.
+    pub space: Space,
+    /// A control instruction (fetch stops after it until it issues).
+    pub control: bool,
+}
+
+/// Index into GPGPU-Sim's `[add, max, mul, mad, div]` latency arrays.
+fn latency_index(op: Opcode) -> usize {
+    match op {
+        Opcode::Min | Opcode::Max => 1,
+        Opcode::Mul => 2,
+        Opcode::Mad | Opcode::Fma => 3,
+        Opcode::Div | Opcode::Rem => 4,
+        _ => 0,
+    }
+}
+
+/// Builds the timing table of `kernel`.
+pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<TimingInst> {
+    let nregs = kernel.regs.len() as u32;
+    let lat = &cfg.latency;
+    kernel
+        .insts
+        .iter()
+        .enumerate()
+        .map(|(i, inst)| {
+            let class = info.class[i];
+            let li = latency_index(inst.op);
+            let (unit, latency, initiation) = match class {
+                OpClass::IntAlu | OpClass::IntMul | OpClass::IntDiv => {
+                    (Unit::Sp, lat.int[li], lat.int_initiation[li])
+                }
+                OpClass::FpAlu | OpClass::FpMul | OpClass::FpDiv => {
+                    (Unit::Sp, lat.fp32[li], lat.fp32_initiation[li])
+                }
+                OpClass::Sfu => (Unit::Sfu, lat.sfu, lat.sfu_initiation),
+                OpClass::Dp | OpClass::DpDiv => {
+                    let li = if class == OpClass::DpDiv { 4 } else { li };
+                    (Unit::Dp, lat.fp64[li], lat.fp64_initiation[li])
+                }
+                OpClass::Mem => (Unit::LdSt, lat.const_load, 1),
+                OpClass::Control | OpClass::Barrier | OpClass::Sync => (Unit::Sp, lat.control, 1),
+                OpClass::Warp => (Unit::Sp, lat.warp_op, 1),
+            };
+            let id = |r: &RegRef| match *r {
+                RegRef::Reg(r) => r.0,
+                RegRef::Pred(p) => nregs + p.0,
+            };
+            let mut hazards: Vec<(u32, u64)> = Vec::new();
+            for r in info.reads[i].iter().chain(info.writes[i].iter()) {
+                let x = id(r);
+                let (w, b) = (x / 64, 1u64 << (x % 64));
+                match hazards.iter_mut().find(|h| h.0 == w) {
+                    Some(h) => h.1 |= b,
+                    None => hazards.push((w, b)),
+                }
+            }
+            let writes = info.writes[i].iter().map(id).collect();
+            let space = inst.mods.space;
+            let long_mem = class == OpClass::Mem
+                && matches!(inst.op, Opcode::Ld | Opcode::Atom | Opcode::Wait)
+                && matches!(space, Space::Global | Space::Local | Space::Generic);
+            TimingInst {
+                unit,
+                latency: latency.max(1),
+                initiation: initiation.max(1),
+                hazards,
+                writes,
+                long_mem,
+                space,
+                control: class == OpClass::Control,
+            }
+        })
+        .collect()
+}
+
+/// Scoreboard words needed for `kernel` (registers then predicates).
+pub fn scoreboard_words(kernel: &Kernel) -> usize {
+    (kernel.regs.len() + kernel.preds.len()).div_ceil(64).max(1)
+}
+
+/// A pool of identical pipelined units: each accepts one instruction per
+/// initiation interval.
+#[derive(Clone, Debug)]
+pub struct UnitPool {
+    /// Cycle from which each unit accepts an instruction again.
+    pub busy_until: Vec<u64>,
+}
+
+impl UnitPool {
+    /// `n` idle units.
+    pub fn new(n: u32) -> UnitPool {
+        UnitPool {
+            busy_until: vec![0; n.max(1) as usize],
+        }
+    }
+
+    /// The first unit free at `now`.
+    pub fn free(&self, now: u64) -> Option<usize> {
+        self.busy_until.iter().position(|&b| b <= now)
+    }
+
+    /// Earliest cycle after `now` at which a busy unit frees up.
+    pub fn next_free(&self, now: u64) -> Option<u64> {
+        self.busy_until.iter().copied().filter(|&b| b > now).min()
+    }
+}
