@@ -315,7 +315,7 @@ impl GpuConfig {
                     None => String::new(), // cannot happen: the key is in the schema
                 })
                 .collect();
-            let width = lines.iter().map(String::len).max().unwrap_or(0);
+            let width = lines.iter().map(String::len).max().unwrap_or(0).max(30);
             for (f, line) in s.fields.iter().zip(&lines) {
                 out.push_str(&format!("{line:<width$}  # {}\n", f.doc));
             }
