@@ -95,6 +95,18 @@ enum Command {
         #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         args: Vec<(String, String)>,
     },
+    /// Print a machine configuration, resolved and validated: every field
+    /// with a comment. Exit status 2 on an error.
+    Config {
+        /// A preset (gtx480, daws, awg, tiny) or a TOML file, possibly
+        /// partial (`base = "PRESET"` plus the fields it changes).
+        #[arg(value_name = "PRESET|FILE", default_value = "gtx480")]
+        spec: String,
+        /// Override one field by its dotted key (repeatable), e.g.
+        /// `--set l1d.ways=8`, `--set latency.int=[4,13,4,5,145]`.
+        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        sets: Vec<(String, String)>,
+    },
 }
 
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
@@ -304,6 +316,16 @@ fn main() -> ExitCode {
                 Err(e) => report_run_error(e, colour),
             }
         }
+        Command::Config { spec, sets } => match gpusim::config::load_config(&spec, &sets) {
+            Ok(c) => {
+                print!("{}", c.to_toml());
+                ExitCode::SUCCESS
+            }
+            Err(d) => {
+                eprint!("{}", d.render(colour));
+                ExitCode::from(2)
+            }
+        },
         Command::Cfg { file, entry, dot } => {
             let result = gpusim::load(&file).and_then(|p| {
                 let k = p.entry(entry.as_deref())?;

@@ -1,9 +1,35 @@
 //! Machine configuration: every parameter of the timing model (DESIGN §3–§4).
 //!
-//! A config is TOML; presets ship in the binary. Field names here are the
-//! TOML keys (`[core] num_sms = 15`, `--set l1d.ways=8`).
+//! A config is TOML; presets ship in the binary (`presets/*.toml`, each
+//! field commented with its source). Field names here are the TOML keys
+//! (`[core] num_sms = 15`, `--set l1d.ways=8`). [`load_config`] resolves a
+//! preset name or a (possibly partial) file plus `--set` overrides and
+//! reports every problem as a [`Diagnostics`](crate::Diagnostics) with spans;
+//! [`GpuConfig::validate`] checks that the numbers make a machine.
 
 use serde::{Deserialize, Serialize};
+
+mod load;
+mod schema;
+mod validate;
+
+pub use load::{load_config, parse_config};
+pub use schema::{FieldInfo, FieldKind, FieldValue, SECTIONS, SectionInfo, field, fields, section};
+pub use validate::Problem;
+
+/// The presets that ship in the binary, default first.
+pub const PRESETS: &[&str] = &["gtx480", "daws", "awg", "tiny"];
+
+/// The TOML text of a shipped preset, with its comments.
+pub fn preset_text(name: &str) -> Option<&'static str> {
+    match name {
+        "gtx480" => Some(include_str!("presets/gtx480.toml")),
+        "daws" => Some(include_str!("presets/daws.toml")),
+        "awg" => Some(include_str!("presets/awg.toml")),
+        "tiny" => Some(include_str!("presets/tiny.toml")),
+        _ => None,
+    }
+}
 
 /// The whole machine.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -210,7 +236,15 @@ pub struct SimConfig {
 }
 
 impl GpuConfig {
+    /// A shipped preset by name (see [`PRESETS`]), parsed from its embedded
+    /// TOML file; `None` for an unknown name.
+    pub fn preset(name: &str) -> Option<GpuConfig> {
+        toml::from_str(preset_text(name)?).ok()
+    }
+
     /// The GTX480 preset (GPGPU-Sim's tested configuration; DESIGN §4).
+    /// Equal to `presets/gtx480.toml` (a test checks); built in Rust so it
+    /// cannot fail.
     pub fn gtx480() -> GpuConfig {
         GpuConfig {
             core: CoreConfig {
@@ -293,6 +327,7 @@ impl GpuConfig {
     }
 
     /// The `tiny` preset for fast tests: one SM, 16 warp slots, small caches.
+    /// Equal to `presets/tiny.toml` (a test checks).
     pub fn tiny() -> GpuConfig {
         let mut c = GpuConfig::gtx480();
         c.core.num_sms = 1;

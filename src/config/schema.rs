@@ -1,0 +1,333 @@
+//! The config schema: every section and field of [`GpuConfig`] by its TOML
+//! name, with its type and a one-line description. The loader, `--set`,
+//! [`GpuConfig::to_toml`] and the "did you mean" suggestions all read this
+//! table, so a key is spelled in one place; a compile-time check below
+//! makes sure it names every struct field.
+
+use std::fmt;
+
+use super::{
+    CacheConfig, CoreConfig, DramConfig, GpuConfig, IcntConfig, L1dConfig, L2Config, LatencyConfig,
+    SchedConfig, SharedConfig, SimConfig,
+};
+
+/// The type of a field's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldKind {
+    /// An unsigned 32-bit integer.
+    U32,
+    /// An unsigned 64-bit integer (TOML integers stop at 2^63 − 1).
+    U64,
+    /// `true` or `false`.
+    Bool,
+    /// An array of five unsigned 32-bit integers `[add, max, mul, mad, div]`.
+    U32x5,
+}
+
+impl FieldKind {
+    /// How the type reads in an error message.
+    pub fn describe(self) -> &'static str {
+        match self {
+            FieldKind::U32 => "an integer from 0 to 4294967295",
+            FieldKind::U64 => "an integer from 0 to 9223372036854775807",
+            FieldKind::Bool => "`true` or `false`",
+            FieldKind::U32x5 => "an array of 5 integers [add, max, mul, mad, div]",
+        }
+    }
+}
+
+/// A field's value, typed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldValue {
+    /// A `u32` field.
+    U32(u32),
+    /// A `u64` field.
+    U64(u64),
+    /// A `bool` field.
+    Bool(bool),
+    /// A `[u32; 5]` field.
+    U32x5([u32; 5]),
+}
+
+impl FieldValue {
+    /// The value's type.
+    pub fn kind(&self) -> FieldKind {
+        match self {
+            FieldValue::U32(_) => FieldKind::U32,
+            FieldValue::U64(_) => FieldKind::U64,
+            FieldValue::Bool(_) => FieldKind::Bool,
+            FieldValue::U32x5(_) => FieldKind::U32x5,
+        }
+    }
+}
+
+/// TOML syntax: `15`, `2_000_000_000`, `true`, `[4, 13, 4, 5, 145]`.
+impl fmt::Display for FieldValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FieldValue::U32(v) => write!(f, "{v}"),
+            FieldValue::U64(v) => {
+                let digits = v.to_string();
+                if digits.len() <= 4 {
+                    return f.write_str(&digits);
+                }
+                // Thousands separated by `_` (valid TOML) for readability.
+                let mut out = String::new();
+                for (i, c) in digits.chars().enumerate() {
+                    if i > 0 && (digits.len() - i) % 3 == 0 {
+                        out.push('_');
+                    }
+                    out.push(c);
+                }
+                f.write_str(&out)
+            }
+            FieldValue::Bool(v) => write!(f, "{v}"),
+            FieldValue::U32x5(a) => write!(f, "[{}, {}, {}, {}, {}]", a[0], a[1], a[2], a[3], a[4]),
+        }
+    }
+}
+
+/// One field of the schema.
+#[derive(Debug)]
+pub struct FieldInfo {
+    /// The section's TOML name (`l1d`).
+    pub section: &'static str,
+    /// The field's TOML name within its section (`ways`).
+    pub name: &'static str,
+    /// The dotted key `--set` takes (`l1d.ways`).
+    pub key: &'static str,
+    /// The value's type.
+    pub kind: FieldKind,
+    /// What the field is, in one line (the comment `to_toml` prints).
+    pub doc: &'static str,
+}
+
+/// One section (TOML table) of the schema.
+#[derive(Debug)]
+pub struct SectionInfo {
+    /// The TOML table name (`l1d`).
+    pub name: &'static str,
+    /// What the section describes, in one line.
+    pub doc: &'static str,
+    /// Its fields, in file order.
+    pub fields: &'static [FieldInfo],
+}
+
+/// A mutable reference to one field, typed.
+enum FieldMut<'a> {
+    U32(&'a mut u32),
+    U64(&'a mut u64),
+    Bool(&'a mut bool),
+    U32x5(&'a mut [u32; 5]),
+}
+
+macro_rules! schema {
+    ($( $sec:ident : $Ty:ident, $sdoc:literal {
+        $( $f:ident : $kind:ident, $fdoc:literal; )*
+    } )*) => {
+        /// Every section of the config, in file order, with its fields.
+        pub static SECTIONS: &[SectionInfo] = &[ $(
+            SectionInfo {
+                name: stringify!($sec),
+                doc: $sdoc,
+                fields: &[ $(
+                    FieldInfo {
+                        section: stringify!($sec),
+                        name: stringify!($f),
+                        key: concat!(stringify!($sec), ".", stringify!($f)),
+                        kind: FieldKind::$kind,
+                        doc: $fdoc,
+                    },
+                )* ],
+            },
+        )* ];
+
+        fn field_mut<'a>(c: &'a mut GpuConfig, key: &str) -> Option<FieldMut<'a>> {
+            match key {
+                $( $( concat!(stringify!($sec), ".", stringify!($f)) =>
+                    Some(FieldMut::$kind(&mut c.$sec.$f)), )* )*
+                _ => None,
+            }
+        }
+
+        fn field_get(c: &GpuConfig, key: &str) -> Option<FieldValue> {
+            match key {
+                $( $( concat!(stringify!($sec), ".", stringify!($f)) =>
+                    Some(FieldValue::$kind(c.$sec.$f)), )* )*
+                _ => None,
+            }
+        }
+
+        /// Fails to compile when a struct gains a field the schema lacks
+        /// (the patterns have no `..`).
+        #[allow(dead_code)]
+        fn schema_is_exhaustive(c: &GpuConfig) {
+            let GpuConfig { $( $sec: _, )* } = c;
+            $( let $Ty { $( $f: _, )* } = &c.$sec; )*
+        }
+    };
+}
+
+schema! {
+    core: CoreConfig, "SM count, occupancy limits and pipeline widths" {
+        num_sms: U32, "streaming multiprocessors (AMD: compute units)";
+        warp_size: U32, "threads per warp (32; 64 for AMD wavefronts)";
+        max_warps_per_sm: U32, "warp slots per SM";
+        max_threads_per_sm: U32, "resident threads per SM";
+        max_ctas_per_sm: U32, "resident CTAs (thread blocks, work-groups) per SM";
+        registers_per_sm: U32, "32-bit registers per SM";
+        default_regs_per_thread: U32, "registers per thread when a manifest gives no regs_per_thread";
+        shared_mem_per_sm: U32, "bytes of shared memory per SM";
+        schedulers_per_sm: U32, "warp schedulers per SM (warp w belongs to scheduler w % n)";
+        issue_width: U32, "instructions each scheduler may issue per cycle";
+        ibuffer_entries: U32, "I-buffer slots per warp";
+        sp_units: U32, "SP units (integer and fp32) per SM";
+        sfu_units: U32, "SFU units per SM";
+        dp_units: U32, "double-precision units per SM";
+        barrier_latency: U32, "cycles from the last warp's arrival at a barrier to the release";
+    }
+    latency: LatencyConfig, "functional-unit latencies and initiation intervals in cycles; arrays are [add, max, mul, mad, div]" {
+        int: U32x5, "integer latencies";
+        int_initiation: U32x5, "integer initiation intervals";
+        fp32: U32x5, "fp32 latencies";
+        fp32_initiation: U32x5, "fp32 initiation intervals";
+        fp64: U32x5, "fp64 latencies";
+        fp64_initiation: U32x5, "fp64 initiation intervals";
+        sfu: U32, "SFU latency (transcendentals, sqrt, rcp)";
+        sfu_initiation: U32, "SFU initiation interval";
+        control: U32, "branch and other control instructions (SP pipeline)";
+        warp_op: U32, "warp-level operations (shfl, vote)";
+        const_load: U32, ".param and .const loads (constant cache hit)";
+    }
+    icache: CacheConfig, "instruction cache, per SM (instructions are 8 bytes)" {
+        sets: U32, "sets";
+        ways: U32, "ways per set";
+        line: U32, "line size in bytes";
+        hit_latency: U32, "hit latency in cycles";
+    }
+    l1d: L1dConfig, "L1 data cache, per SM (LRU, allocate on read miss, evict on global write)" {
+        sets: U32, "sets";
+        ways: U32, "ways per set";
+        line: U32, "line size in bytes (also the coalescing granularity)";
+        hit_latency: U32, "hit latency in cycles";
+        mshrs: U32, "miss status holding registers (outstanding missed lines)";
+        mshr_merge: U32, "requests one MSHR can merge, the first included";
+    }
+    shared: SharedConfig, "shared memory, per SM" {
+        banks: U32, "banks";
+        bank_width: U32, "bytes per bank word";
+        latency: U32, "cycles of a conflict-free access";
+    }
+    icnt: IcntConfig, "interconnect between SMs and L2 slices (one port per SM and per slice, each direction)" {
+        latency: U32, "cycles a packet spends in flight after leaving its port";
+        flit_bytes: U32, "bytes per flit";
+        flits_per_cycle: U32, "flits a port sends per cycle";
+        queue: U32, "packets an SM's injection port holds before refusing more (icnt_stall)";
+        header_bytes: U32, "bytes of a packet header (a read request is one header)";
+    }
+    l2: L2Config, "L2 cache slices, address-interleaved by line" {
+        slices: U32, "slices in total (each DRAM channel owns slices / dram.channels)";
+        sets: U32, "sets per slice";
+        ways: U32, "ways per set";
+        line: U32, "line size in bytes";
+        latency: U32, "cycles from a request's arrival at a slice to its tag lookup (ROP latency)";
+    }
+    dram: DramConfig, "DRAM channels" {
+        channels: U32, "channels (memory partitions)";
+        latency: U32, "access latency in cycles";
+        bytes_per_cycle: U32, "bytes a channel transfers per cycle";
+        queue: U32, "requests a channel's queue holds (full: a dram_full stall at the L2)";
+    }
+    sched: SchedConfig, "scheduling-policy parameters" {
+        two_level_active: U32, "active-set size of the two-level scheduler";
+    }
+    sim: SimConfig, "simulation controls" {
+        idle_skip: Bool, "jump over cycles in which nothing can change (never changes results)";
+        max_cycles: U64, "stop with an error after this many cycles per launch";
+    }
+}
+
+/// The field with this dotted key (`l1d.ways`), if there is one.
+pub fn field(key: &str) -> Option<&'static FieldInfo> {
+    fields().find(|f| f.key == key)
+}
+
+/// The section with this name, if there is one.
+pub fn section(name: &str) -> Option<&'static SectionInfo> {
+    SECTIONS.iter().find(|s| s.name == name)
+}
+
+/// Every field of every section, in file order.
+pub fn fields() -> impl Iterator<Item = &'static FieldInfo> {
+    SECTIONS.iter().flat_map(|s| s.fields.iter())
+}
+
+impl GpuConfig {
+    /// The value of the field with this dotted key (`l1d.ways`), or `None`
+    /// for an unknown key.
+    pub fn get(&self, key: &str) -> Option<FieldValue> {
+        field_get(self, key)
+    }
+
+    /// Sets the field with this dotted key. Fails (changing nothing) on an
+    /// unknown key or a value of the wrong type; does not validate.
+    pub fn set(&mut self, key: &str, value: FieldValue) -> Result<(), String> {
+        let Some(slot) = field_mut(self, key) else {
+            return Err(format!("unknown config key `{key}`"));
+        };
+        match (slot, value) {
+            (FieldMut::U32(s), FieldValue::U32(v)) => *s = v,
+            (FieldMut::U64(s), FieldValue::U64(v)) => *s = v,
+            (FieldMut::Bool(s), FieldValue::Bool(v)) => *s = v,
+            (FieldMut::U32x5(s), FieldValue::U32x5(v)) => *s = v,
+            (_, v) => {
+                let want = field(key).map_or("?", |f| f.kind.describe());
+                return Err(format!(
+                    "`{key}` expects {want}, not {}",
+                    v.kind().describe()
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The full config as TOML: every section and field, each with a
+    /// comment saying what it is. Loading the text gives back an equal
+    /// config.
+    pub fn to_toml(&self) -> String {
+        let mut out = String::from(
+            "# gpusim machine configuration: every field of every section.\n\
+             # A config file may instead name only the fields it changes: it starts\n\
+             # from the preset named by `base = \"PRESET\"` (gtx480 when absent).\n",
+        );
+        for s in SECTIONS {
+            out.push('\n');
+            out.push_str("# ");
+            out.push_str(&capitalise(s.doc));
+            out.push_str(".\n[");
+            out.push_str(s.name);
+            out.push_str("]\n");
+            let lines: Vec<String> = s
+                .fields
+                .iter()
+                .map(|f| match self.get(f.key) {
+                    Some(v) => format!("{} = {v}", f.name),
+                    None => String::new(), // cannot happen: the key is in the schema
+                })
+                .collect();
+            let width = lines.iter().map(String::len).max().unwrap_or(0).max(30);
+            for (f, line) in s.fields.iter().zip(&lines) {
+                out.push_str(&format!("{line:<width$}  # {}\n", f.doc));
+            }
+        }
+        out
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}

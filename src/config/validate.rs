@@ -1,0 +1,209 @@
+//! Semantic checks: the numbers of a config must describe a machine the
+//! timing model can run (no zero-sized structures, power-of-two lines,
+//! consistent geometry).
+
+use std::fmt;
+
+use super::GpuConfig;
+use super::schema::{FieldValue, fields};
+
+/// One reason a config cannot describe a machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// The dotted keys involved, the one to blame first.
+    pub keys: Vec<&'static str>,
+    /// What is wrong, in one sentence.
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Fields that may be zero: a zero there still makes sense.
+const MAY_BE_ZERO: &[&str] = &[
+    "core.shared_mem_per_sm", // a machine without shared memory runs kernels that use none
+    "core.barrier_latency",   // release in the cycle of the last arrival
+];
+
+impl GpuConfig {
+    /// Checks that the config describes a machine the timing model can run:
+    /// every count, size and latency non-zero (except
+    /// `core.shared_mem_per_sm` and `core.barrier_latency`), `warp_size` in
+    /// 1..=64, line sizes, cache sets and bank widths powers of two,
+    /// `l2.slices` a multiple of `dram.channels`, the thread limit reachable
+    /// with the warp slots, at least one warp's registers, lines at least
+    /// one instruction or word and no L1 line larger than an L2 line.
+    /// Returns every problem found.
+    pub fn validate(&self) -> Result<(), Vec<Problem>> {
+        let mut p = Vec::new();
+        let mut bad = |keys: &[&'static str], message: String| {
+            p.push(Problem {
+                keys: keys.to_vec(),
+                message,
+            })
+        };
+
+        // Zeros, field by field (arrays element by element).
+        for f in fields() {
+            if MAY_BE_ZERO.contains(&f.key) {
+                continue;
+            }
+            match self.get(f.key) {
+                Some(FieldValue::U32(0)) | Some(FieldValue::U64(0)) => {
+                    bad(&[f.key], format!("`{}` must not be 0 ({})", f.key, f.doc))
+                }
+                Some(FieldValue::U32x5(a)) if a.contains(&0) => {
+                    let names = ["add", "max", "mul", "mad", "div"];
+                    let zeros: Vec<&str> = a
+                        .iter()
+                        .zip(names)
+                        .filter(|(v, _)| **v == 0)
+                        .map(|(_, n)| n)
+                        .collect();
+                    bad(
+                        &[f.key],
+                        format!(
+                            "`{}` must not contain 0 (zero for {}): every operation takes at least one cycle",
+                            f.key,
+                            zeros.join(", ")
+                        ),
+                    )
+                }
+                _ => {}
+            }
+        }
+
+        let c = &self.core;
+        if c.warp_size > 64 {
+            bad(
+                &["core.warp_size"],
+                format!(
+                    "`core.warp_size` = {} is too large: warps have at most 64 threads",
+                    c.warp_size
+                ),
+            );
+        }
+        let warp_threads = u64::from(c.max_warps_per_sm) * u64::from(c.warp_size);
+        if c.warp_size != 0
+            && c.max_warps_per_sm != 0
+            && warp_threads < u64::from(c.max_threads_per_sm)
+        {
+            bad(
+                &[
+                    "core.max_threads_per_sm",
+                    "core.max_warps_per_sm",
+                    "core.warp_size",
+                ],
+                format!(
+                    "`core.max_threads_per_sm` = {} cannot be reached with {} warp slots of {} threads ({} threads)",
+                    c.max_threads_per_sm, c.max_warps_per_sm, c.warp_size, warp_threads
+                ),
+            );
+        }
+        if c.schedulers_per_sm > c.max_warps_per_sm && c.max_warps_per_sm != 0 {
+            bad(
+                &["core.schedulers_per_sm", "core.max_warps_per_sm"],
+                format!(
+                    "`core.schedulers_per_sm` = {} exceeds the {} warp slots: some schedulers would have no warps",
+                    c.schedulers_per_sm, c.max_warps_per_sm
+                ),
+            );
+        }
+        let warp_regs = u64::from(c.default_regs_per_thread) * u64::from(c.warp_size);
+        if warp_regs > u64::from(c.registers_per_sm) && c.registers_per_sm != 0 {
+            bad(
+                &[
+                    "core.registers_per_sm",
+                    "core.default_regs_per_thread",
+                    "core.warp_size",
+                ],
+                format!(
+                    "`core.registers_per_sm` = {} cannot hold one warp of {} threads at {} registers each ({} registers)",
+                    c.registers_per_sm, c.warp_size, c.default_regs_per_thread, warp_regs
+                ),
+            );
+        }
+
+        // Cache geometry: power-of-two sets and lines.
+        let caches: [(&'static str, &'static str, u32, u32); 3] = [
+            (
+                "icache.sets",
+                "icache.line",
+                self.icache.sets,
+                self.icache.line,
+            ),
+            ("l1d.sets", "l1d.line", self.l1d.sets, self.l1d.line),
+            ("l2.sets", "l2.line", self.l2.sets, self.l2.line),
+        ];
+        for (sets_key, line_key, sets, line) in caches {
+            if sets != 0 && !sets.is_power_of_two() {
+                bad(
+                    &[sets_key],
+                    format!(
+                        "`{sets_key}` = {sets} is not a power of two (sets are indexed by address bits)"
+                    ),
+                );
+            }
+            if line != 0 && !line.is_power_of_two() {
+                bad(
+                    &[line_key],
+                    format!("`{line_key}` = {line} is not a power of two"),
+                );
+            }
+        }
+        if self.icache.line != 0 && self.icache.line < 8 {
+            bad(
+                &["icache.line"],
+                format!(
+                    "`icache.line` = {} is smaller than one instruction (8 bytes)",
+                    self.icache.line
+                ),
+            );
+        }
+        for (key, line) in [("l1d.line", self.l1d.line), ("l2.line", self.l2.line)] {
+            if line != 0 && line < 4 {
+                bad(
+                    &[key],
+                    format!("`{key}` = {line} is smaller than a 4-byte word"),
+                );
+            }
+        }
+        for (key, line) in [
+            ("l1d.line", self.l1d.line),
+            ("icache.line", self.icache.line),
+        ] {
+            if line > self.l2.line && self.l2.line != 0 {
+                bad(
+                    &[key, "l2.line"],
+                    format!(
+                        "`{key}` = {line} is larger than `l2.line` = {}: a miss must be one L2 request",
+                        self.l2.line
+                    ),
+                );
+            }
+        }
+        if self.shared.bank_width != 0 && !self.shared.bank_width.is_power_of_two() {
+            bad(
+                &["shared.bank_width"],
+                format!(
+                    "`shared.bank_width` = {} is not a power of two",
+                    self.shared.bank_width
+                ),
+            );
+        }
+        if self.dram.channels != 0 && !self.l2.slices.is_multiple_of(self.dram.channels) {
+            bad(
+                &["l2.slices", "dram.channels"],
+                format!(
+                    "`l2.slices` = {} is not a multiple of `dram.channels` = {}: each channel owns the same number of slices",
+                    self.l2.slices, self.dram.channels
+                ),
+            );
+        }
+
+        if p.is_empty() { Ok(()) } else { Err(p) }
+    }
+}
