@@ -342,35 +342,3 @@ impl GpuConfig {
         c
     }
 }
-
-/// Resolves `--config SPEC` and `--set` overrides (preliminary: presets
-/// `gtx480` and `tiny` only, no overrides yet).
-pub fn load_config(
-    spec: &str,
-    sets: &[(String, String)],
-) -> Result<GpuConfig, crate::ptx::diagnostics::Diagnostics> {
-    use crate::ptx::diagnostics::{Diagnostic, Diagnostics, SourceFile};
-    let c = match spec {
-        "gtx480" => GpuConfig::gtx480(),
-        "tiny" => GpuConfig::tiny(),
-        _ => {
-            return Err(Diagnostics {
-                file: SourceFile::new("--config", spec),
-                list: vec![Diagnostic::new(
-                    "gpusim::config::unknown",
-                    format!("unknown preset `{spec}`"),
-                )],
-            });
-        }
-    };
-    if !sets.is_empty() {
-        return Err(Diagnostics {
-            file: SourceFile::new("--set", ""),
-            list: vec![Diagnostic::new(
-                "gpusim::config::set",
-                "--set is not supported yet",
-            )],
-        });
-    }
-    Ok(c)
-}

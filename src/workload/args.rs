@@ -78,6 +78,11 @@ impl Args {
         }
     }
 
+    /// True if the table defines `key`.
+    pub fn has(&self, key: &str) -> bool {
+        self.table.contains_key(key)
+    }
+
     /// Fails if the table has keys no getter asked for (typos).
     pub fn finish(&self) -> Result<(), WorkloadError> {
         let mut unknown: Vec<&String> = self

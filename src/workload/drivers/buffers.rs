@@ -365,9 +365,29 @@ impl Buffers {
                 tolerance,
             });
         }
+        // Scalars written `{ u32 = "$n" }` take `[args] n` (so `--arg n=…`
+        // changes them).
+        let mut params = launch.params.clone();
+        for (i, p) in params.iter_mut().enumerate() {
+            let toml::Value::Table(t) = p else { continue };
+            for (_, v) in t.iter_mut() {
+                let toml::Value::String(r) = v else { continue };
+                let Some(key) = r.strip_prefix('$') else { continue };
+                let key = key.to_string();
+                if !args.has(&key) {
+                    return Err(WorkloadError::Args(format!(
+                        "params[{i}] refers to `${key}`, which `[args]` does not define"
+                    )));
+                }
+                *v = match args.f64(&key, 0.0)? {
+                    x if x.fract() == 0.0 && x.abs() < 9.0e15 => toml::Value::Integer(x as i64),
+                    x => toml::Value::Float(x),
+                };
+            }
+        }
         Ok(Buffers {
             buffers,
-            params: launch.params.clone(),
+            params,
             launch,
         })
     }
