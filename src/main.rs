@@ -64,6 +64,11 @@ enum Command {
         /// Write every statistic as JSON to FILE.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Write every issued instruction to FILE, one line each: cycle,
+        /// SM, scheduler, warp slot, CTA, warp in CTA, PC, source line,
+        /// instruction text.
+        #[arg(long, value_name = "FILE")]
+        issue_log: Option<PathBuf>,
         /// Use this manifest instead of the one beside the PTX.
         #[arg(long, value_name = "FILE")]
         launch: Option<PathBuf>,
@@ -144,17 +149,71 @@ fn kernel_names(prepared: &gpusim::workload::runner::Prepared) -> String {
     )
 }
 
+/// Optional output files of a timed run.
+struct Outputs<'a> {
+    json: Option<&'a std::path::Path>,
+    issue_log: Option<&'a std::path::Path>,
+}
+
+fn write_issue_log(
+    prepared: &gpusim::workload::runner::Prepared,
+    log: &[gpusim::timing::IssueRecord],
+    path: &std::path::Path,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    writeln!(f, "# cycle sm sched slot cta warp pc line text")?;
+    // Launches of different kernels share the log; the PC is looked up in
+    // the manifest's entry (single-kernel manifests) or printed bare.
+    let k = prepared.entry;
+    let kernel = prepared.program.kernel(k);
+    for r in log {
+        let (line, text) = if prepared.entry_named && (r.pc as usize) < kernel.insts.len() {
+            (
+                kernel.insts[r.pc as usize].line,
+                prepared.program.inst_text(k, r.pc as usize),
+            )
+        } else {
+            (0, String::new())
+        };
+        writeln!(
+            f,
+            "{} {} {} {} {},{},{} {} {:#06x} {} {}",
+            r.cycle,
+            r.sm,
+            r.scheduler,
+            r.slot,
+            r.cta[0],
+            r.cta[1],
+            r.cta[2],
+            r.warp,
+            r.pc * 8,
+            line,
+            text
+        )?;
+    }
+    f.flush()
+}
+
 fn run_timed(
     prepared: &gpusim::workload::runner::Prepared,
     args: &[(String, String)],
     cfg: &gpusim::config::GpuConfig,
     sched: &str,
     fetch: &str,
-    json: Option<&std::path::Path>,
+    out: Outputs<'_>,
     colour: bool,
 ) -> ExitCode {
-    match gpusim::timing::run_timed(prepared, args, cfg, sched, fetch) {
+    let json = out.json;
+    let log = out.issue_log.is_some();
+    match gpusim::timing::run_timed_logged(prepared, args, cfg, sched, fetch, log) {
         Ok(r) => {
+            if let Some(path) = out.issue_log
+                && let Err(e) = write_issue_log(prepared, &r.issue_log, path)
+            {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
             println!("{}", kernel_names(prepared));
             print!("check     {}", r.check);
             print!("{}", gpusim::report::summary::timing_summary(&r.stats));
@@ -214,6 +273,7 @@ fn main() -> ExitCode {
             config,
             sets,
             json,
+            issue_log,
             launch,
             args,
         } => {
@@ -229,15 +289,11 @@ fn main() -> ExitCode {
                         return ExitCode::from(2);
                     }
                 };
-                return run_timed(
-                    &prepared,
-                    &args,
-                    &cfg,
-                    &sched,
-                    &fetch,
-                    json.as_deref(),
-                    colour,
-                );
+                let out = Outputs {
+                    json: json.as_deref(),
+                    issue_log: issue_log.as_deref(),
+                };
+                return run_timed(&prepared, &args, &cfg, &sched, &fetch, out, colour);
             }
             let options = gpusim::workload::host::FunctionalOptions::default();
             match gpusim::workload::runner::run_functional(&prepared, &args, options, None) {

@@ -10,7 +10,7 @@ use crate::func::{GlobalMemory, SimError};
 use crate::sched::registry;
 use crate::timing::cta::{CtaScheduler, cta_need, never_fits};
 use crate::timing::memsys::{MemSys, Packet};
-use crate::timing::sm::{LaunchCtx, Sm};
+use crate::timing::sm::{IssueRecord, LaunchCtx, Sm};
 use crate::timing::stats::{LaunchStats, SmStats, Stats};
 
 /// The simulated GPU (persists across a workload's launches: L2 and DRAM
@@ -186,6 +186,25 @@ impl Gpu {
             }
         }
         e
+    }
+
+    /// Starts recording every issued instruction.
+    pub fn enable_issue_log(&mut self) {
+        for sm in &mut self.sms {
+            sm.issue_log.get_or_insert_with(Vec::new);
+        }
+    }
+
+    /// The issue log so far (all SMs, by cycle then SM and slot), emptied.
+    pub fn take_issue_log(&mut self) -> Vec<IssueRecord> {
+        let mut all: Vec<IssueRecord> = self
+            .sms
+            .iter_mut()
+            .filter_map(|s| s.issue_log.as_mut().map(std::mem::take))
+            .flatten()
+            .collect();
+        all.sort();
+        all
     }
 
     /// The statistics so far.

@@ -5,7 +5,7 @@
 use crate::config::GpuConfig;
 use crate::func::{SimError, SimErrorKind};
 use crate::timing::gpu::Gpu;
-use crate::timing::sm::LaunchCtx;
+use crate::timing::sm::{IssueRecord, LaunchCtx};
 use crate::timing::stats::Stats;
 use crate::timing::units::{scoreboard_words, timing_table};
 use crate::workload::check::Check;
@@ -124,6 +124,8 @@ pub struct TimedRun {
     pub check: Check,
     /// Everything the timing model counted.
     pub stats: Stats,
+    /// Every issued instruction, when asked for.
+    pub issue_log: Vec<IssueRecord>,
 }
 
 /// Runs a prepared manifest on the timing model with issue policy `sched`
@@ -135,12 +137,28 @@ pub fn run_timed(
     sched: &str,
     fetch: &str,
 ) -> Result<TimedRun, RunError> {
+    run_timed_logged(p, overrides, cfg, sched, fetch, false)
+}
+
+/// [`run_timed`], optionally recording every issued instruction.
+pub fn run_timed_logged(
+    p: &Prepared,
+    overrides: &[(String, String)],
+    cfg: &GpuConfig,
+    sched: &str,
+    fetch: &str,
+    log: bool,
+) -> Result<TimedRun, RunError> {
     let mut workload = build_workload(p, overrides)?;
     let mut host = TimingHost::new(p, cfg, sched, fetch)
         .map_err(|m| RunError::Workload(WorkloadError::Args(m)))?;
+    if log {
+        host.gpu.enable_issue_log();
+    }
     let check = workload.run(&mut host)?;
     Ok(TimedRun {
         check,
         stats: host.gpu.stats(),
+        issue_log: host.gpu.take_issue_log(),
     })
 }

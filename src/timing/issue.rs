@@ -13,7 +13,7 @@ use crate::func::exec::{ExecCtx, LaunchEnv, exec_into};
 use crate::func::{GlobalMemory, SimError};
 use crate::ir::{Opcode, Operand};
 use crate::sched::{IssuePolicy, SchedView};
-use crate::timing::sm::{LaunchCtx, Sm, SmEvent, WarpSlot};
+use crate::timing::sm::{IssueRecord, LaunchCtx, Sm, SmEvent, WarpSlot};
 use crate::timing::stats::Stall;
 use crate::timing::units::{Unit, UnitPool};
 
@@ -90,6 +90,7 @@ impl Sm {
                 self.policies[s].order(&view, &mut order);
             }
             let mut issued = 0;
+            let log_start = self.issue_log.as_ref().map_or(0, Vec::len);
             let mut first: Option<Stall> = None;
             for &slot in &order {
                 let r = self.reason_of(slot, s, now, ctx);
@@ -125,6 +126,17 @@ impl Sm {
                 self.warps[slot as usize].state = Some(r);
                 if i == 0 {
                     oldest = Some(r);
+                }
+            }
+            if let Some(log) = self.issue_log.as_mut() {
+                let mut mask = 0u64;
+                for &slot in &self.sched_warps[s].0 {
+                    if self.warps[slot as usize].ready_unpicked && slot < 64 {
+                        mask |= 1 << slot;
+                    }
+                }
+                for r in &mut log[log_start..] {
+                    r.ready_unpicked = mask;
                 }
             }
             self.sched_state[s] = if issued > 0 {
@@ -208,6 +220,18 @@ impl Sm {
             },
         };
         exec_into(fw, &mut cx, &mut self.dyn_buf)?;
+        if let Some(log) = self.issue_log.as_mut() {
+            log.push(IssueRecord {
+                cycle: now,
+                sm: self.id,
+                slot,
+                scheduler: s as u32,
+                cta: cta.id,
+                warp: index as u32,
+                pc: head.pc,
+                ready_unpicked: 0,
+            });
+        }
         let d = self.dyn_buf;
         self.stats.warp_insts += 1;
         self.stats.thread_insts += u64::from(d.exec.count_ones());

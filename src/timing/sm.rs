@@ -38,6 +38,28 @@ pub struct LaunchCtx<'a> {
     pub sb_words: usize,
 }
 
+/// One issued instruction (the issue log, for tests and `--issue-log`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct IssueRecord {
+    /// Cycle.
+    pub cycle: u64,
+    /// SM.
+    pub sm: u32,
+    /// Warp slot on the SM.
+    pub slot: u32,
+    /// Scheduler.
+    pub scheduler: u32,
+    /// CTA index.
+    pub cta: [u32; 3],
+    /// Warp within the CTA.
+    pub warp: u32,
+    /// Instruction id (PC / 8).
+    pub pc: u32,
+    /// Slots of the same scheduler that could have issued this cycle but
+    /// were not picked (bit per slot, slots ≥ 64 omitted).
+    pub ready_unpicked: u64,
+}
+
 /// One I-buffer entry: an instruction and the cycle it becomes valid.
 #[derive(Clone, Copy, Debug)]
 pub struct IbufEntry {
@@ -233,6 +255,8 @@ pub struct Sm {
     pub dyn_buf: DynInst,
     /// CTA age per CTA slot (assignment cycle).
     pub cta_age: Vec<u64>,
+    /// Issued instructions, when logging.
+    pub issue_log: Option<Vec<IssueRecord>>,
 }
 
 impl Sm {
@@ -277,6 +301,7 @@ impl Sm {
             cand_buf: Vec::new(),
             dyn_buf: DynInst::blank(),
             cta_age: vec![0; cfg.core.max_ctas_per_sm as usize],
+            issue_log: None,
         }
     }
 

@@ -16,6 +16,7 @@
 //! | `bfs` | [`bfs::Bfs`] | `bfs_kernel`, `bfs_kernel2` | `cost` exact, `rounds` exact |
 //! | `kmeans` | [`kmeans::Kmeans`] | `kmeansPoint` | `membership` exact |
 //! | `gather` | [`gather::Gather`] | `pointer_chase` | `out` exact |
+//! | `chase` | [`chase::Chase`] | `chase_8`, `chase_16` (micro) | `out` exact |
 //!
 //! Inputs come from [`crate::workload::generate`]'s `*_input` builders and
 //! expected outputs from [`crate::workload::reference`], whose functions
@@ -27,6 +28,7 @@
 
 pub mod bfs;
 pub mod buffers;
+pub mod chase;
 pub mod fwt;
 pub mod gather;
 pub mod histogram256;
