@@ -45,7 +45,10 @@ struct Run {
 
 fn run(m: &Path, cfg: &GpuConfig, sched: &str, args: &[(&str, String)], log: bool) -> Run {
     let p = prepare(m, None).unwrap_or_else(|_| panic!("manifest {}", m.display()));
-    let args: Vec<(String, String)> = args.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    let args: Vec<(String, String)> = args
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
     let r = run_timed_logged(&p, &args, cfg, sched, "lrr", log)
         .unwrap_or_else(|e| panic!("{}: {e:?}", m.display()));
     assert!(r.check.passed(), "{}: {}", m.display(), r.check);
@@ -57,7 +60,11 @@ fn run(m: &Path, cfg: &GpuConfig, sched: &str, args: &[(&str, String)], log: boo
 }
 
 fn one_warp(entry: &str, params: &str) -> PathBuf {
-    let stride = if params.contains("$stride") { "stride = 1\n" } else { "" };
+    let stride = if params.contains("$stride") {
+        "stride = 1\n"
+    } else {
+        ""
+    };
     manifest(
         entry,
         entry,
@@ -81,7 +88,11 @@ fn dependent_chains_cost_their_latency() {
             ("sfu", l.sfu),
         ] {
             let m = one_warp(&format!("chain_{op}_32"), "[\"out\", { u32 = \"$n\" }]");
-            let c = |n: u32| run(&m, &cfg, "gto", &[("n", n.to_string())], false).stats.cycles;
+            let c = |n: u32| {
+                run(&m, &cfg, "gto", &[("n", n.to_string())], false)
+                    .stats
+                    .cycles
+            };
             // n + 1 iterations of 32 dependent operations each.
             let (n1, n2) = (8u32, 16u32);
             let dn = u64::from(n2 - n1) * 32;
@@ -101,7 +112,9 @@ fn dependent_loads_cost_the_round_trip() {
     for preset in ["tiny", "gtx480"] {
         let cfg = config(preset, &[]);
         let serial = |payload: u32| {
-            let flits = (cfg.icnt.header_bytes + payload).div_ceil(cfg.icnt.flit_bytes).max(1);
+            let flits = (cfg.icnt.header_bytes + payload)
+                .div_ceil(cfg.icnt.flit_bytes)
+                .max(1);
             u64::from(flits.div_ceil(cfg.icnt.flits_per_cycle))
         };
         let round_trip = serial(0)
@@ -111,7 +124,11 @@ fn dependent_loads_cost_the_round_trip() {
             + u64::from(cfg.dram.latency)
             + serial(cfg.l1d.line)
             + u64::from(cfg.icnt.latency);
-        let m = manifest(preset, "chase_8", "workload = \"chase\"\n[args]\nloads = 8\n");
+        let m = manifest(
+            preset,
+            "chase_8",
+            "workload = \"chase\"\n[args]\nloads = 8\n",
+        );
         for (stride, per_load) in [
             (u64::from(cfg.l1d.line), round_trip),
             (0, u64::from(cfg.l1d.hit_latency)),
@@ -127,10 +144,17 @@ fn dependent_loads_cost_the_round_trip() {
                 "{preset}, stride {stride}: 64 more dependent loads at {per_load} cycles each"
             );
             if stride > 0 {
-                assert_eq!(b.total.l1d.misses - a.total.l1d.misses, 64, "every load misses");
+                assert_eq!(
+                    b.total.l1d.misses - a.total.l1d.misses,
+                    64,
+                    "every load misses"
+                );
                 assert_eq!(b.mem.l2_misses - a.mem.l2_misses, 64, "and misses L2");
             } else {
-                assert_eq!(b.total.l1d.intra_warp_hits - a.total.l1d.intra_warp_hits, 64);
+                assert_eq!(
+                    b.total.l1d.intra_warp_hits - a.total.l1d.intra_warp_hits,
+                    64
+                );
             }
         }
     }
@@ -179,9 +203,15 @@ fn bank_conflicts_serialize_shared_loads() {
         let t = |entry: &str| {
             let m = one_warp(entry, "[\"out\", { u32 = \"$n\" }, { u32 = \"$stride\" }]");
             let c = |n: u32| {
-                run(&m, &cfg, "gto", &[("n", n.to_string()), ("stride", k.to_string())], false)
-                    .stats
-                    .cycles
+                run(
+                    &m,
+                    &cfg,
+                    "gto",
+                    &[("n", n.to_string()), ("stride", k.to_string())],
+                    false,
+                )
+                .stats
+                .cycles
             };
             (c(16) - c(8)) as f64 / 8.0
         };
@@ -224,7 +254,12 @@ fn barrier_releases_on_last_arrival_plus_latency() {
         assert_eq!(arrivals.len(), 4);
         let (last_warp, last) = *arrivals.iter().max_by_key(|a| a.1).unwrap();
         assert_eq!(last_warp, 0, "warp 0 does the extra work");
-        assert!(arrivals.iter().filter(|a| a.0 != 0).all(|a| a.1 + 50 < last));
+        assert!(
+            arrivals
+                .iter()
+                .filter(|a| a.0 != 0)
+                .all(|a| a.1 + 50 < last)
+        );
         let first_after = r
             .log
             .iter()
@@ -294,5 +329,8 @@ fn srr_alternates_and_gto_is_greedy() {
         assert_eq!(cur.ready_unpicked & ((1u64 << cur.slot) - 1), 0, "{cur:?}");
     }
     let srr_switches = srr.len() - 1;
-    assert!(switches * 4 < srr_switches, "gto switched {switches} times, srr {srr_switches}");
+    assert!(
+        switches * 4 < srr_switches,
+        "gto switched {switches} times, srr {srr_switches}"
+    );
 }

@@ -43,6 +43,11 @@ pub trait IssuePolicy {
     /// Writes the scheduler's warps in priority order into `out` (cleared
     /// by the caller). Warps left out may not issue this cycle.
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>);
+    /// True if [`IssuePolicy::can_issue`] may ever say no (the pipeline
+    /// skips the call otherwise).
+    fn throttles(&self) -> bool {
+        false
+    }
     /// May `slot` issue `next` now? (Throttling policies say no.)
     fn can_issue(&self, _slot: u32, _view: &SchedView<'_>, _next: &TimingInst) -> bool {
         true

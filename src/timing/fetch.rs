@@ -18,14 +18,15 @@ impl Sm {
     pub(crate) fn fetch(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
         let mut cand = std::mem::take(&mut self.cand_buf);
         cand.clear();
-        for (s, w) in self.warps.iter().enumerate() {
+        for &s in &self.live_slots {
+            let w = &self.warps[s as usize];
             if w.live
                 && !w.done
                 && w.ibuf.is_empty()
                 && !w.fetch_blocked
                 && w.fetch_wait_line.is_none()
             {
-                cand.push(s as u32);
+                cand.push(s);
             }
         }
         let pick = self.fetch_policy.pick(&cand, self.warps.len() as u32);

@@ -102,11 +102,15 @@ impl Gpu {
         let start = self.now;
         let insts_before: u64 = self.sms.iter().map(|s| s.stats.warp_insts).sum();
         let skip = self.cfg.sim.idle_skip;
+        for sm in &mut self.sms {
+            sm.wake_at = start;
+            sm.last_run = start;
+        }
         loop {
             let now = self.now;
             self.atomics.clear();
             self.replies.clear();
-            let mut active = self.mem.cycle(now, &mut self.atomics, &mut self.replies);
+            let mem_active = self.mem.cycle(now, &mut self.atomics, &mut self.replies);
             for a in &self.atomics {
                 self.sms[a.sm as usize].perform_global_atomic(a.tag, global);
             }
@@ -116,38 +120,50 @@ impl Gpu {
             for r in &self.replies {
                 self.per_sm[r.sm as usize].push(*r);
             }
+            // SMs run when they may change state: a reply arrived, or their
+            // own next event is due (always, without idle skipping). A
+            // sleeping SM's state is unchanged, so its cycles are charged
+            // to the state it had when it last ran.
             for (i, sm) in self.sms.iter_mut().enumerate() {
+                if skip && now < sm.wake_at && self.per_sm[i].is_empty() {
+                    continue;
+                }
+                sm.account(now - sm.last_run);
+                sm.last_run = now;
                 sm.active = false;
                 sm.cycle(now, ctx, &mut self.mem, global, &self.per_sm[i])?;
                 sm.retire_ctas();
             }
-            active |= ctas.assign(&mut self.sms, ctx, now);
-            active |= self.sms.iter().any(|s| s.active);
+            ctas.assign(&mut self.sms, ctx, now);
+            let mut next = if mem_active { now + 1 } else { u64::MAX };
+            for sm in &mut self.sms {
+                if sm.last_run == now || sm.active {
+                    sm.wake_at = if sm.active || !skip {
+                        now + 1
+                    } else {
+                        sm.next_event(now).unwrap_or(u64::MAX)
+                    };
+                }
+                next = next.min(sm.wake_at);
+            }
             if ctas.exhausted() && self.sms.iter().all(Sm::empty) {
+                self.now += 1;
                 for sm in &mut self.sms {
-                    sm.account(1);
+                    sm.account(self.now - sm.last_run);
+                    sm.last_run = self.now;
                 }
                 self.mem.account(1);
-                self.now += 1;
                 break;
             }
-            let mut step = 1;
-            if !active {
-                let next = self
-                    .sms
-                    .iter()
-                    .filter_map(|s| s.next_event(now))
-                    .chain(self.mem.next_event(now))
-                    .min();
-                match next {
-                    Some(t) if skip => step = t - now,
-                    Some(_) => {}
-                    None => return Err(self.deadlock(ctx)),
+            if !mem_active {
+                if let Some(t) = self.mem.next_event(now) {
+                    next = next.min(t);
                 }
             }
-            for sm in &mut self.sms {
-                sm.account(step);
+            if next == u64::MAX {
+                return Err(self.deadlock(ctx));
             }
+            let step = if skip { next.max(now + 1) - now } else { 1 };
             self.mem.account(step);
             self.now += step;
             if self.now - start > ctx.cfg.sim.max_cycles {

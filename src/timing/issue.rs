@@ -49,7 +49,7 @@ fn reason(
     if w.sb.blocks(&ti.hazards) {
         return Stall::Data;
     }
-    if !policy.can_issue(slot, view, ti) {
+    if policy.throttles() && !policy.can_issue(slot, view, ti) {
         return Stall::Throttled;
     }
     let busy = match ti.unit {
@@ -71,9 +71,12 @@ impl Sm {
         ctx: &LaunchCtx<'_>,
         global: &mut GlobalMemory,
     ) -> Result<(), SimError> {
-        for w in &mut self.warps {
-            w.state = None;
-            w.ready_unpicked = false;
+        for (ages, _) in &self.sched_warps {
+            for &slot in ages {
+                let w = &mut self.warps[slot as usize];
+                w.state = None;
+                w.ready_unpicked = false;
+            }
         }
         let width = ctx.cfg.core.issue_width.max(1);
         let mut order = std::mem::take(&mut self.order_buf);
@@ -148,6 +151,19 @@ impl Sm {
             };
         }
         self.order_buf = order;
+        self.state_counts = [0; 10];
+        self.ready_count = 0;
+        for (ages, _) in &self.sched_warps {
+            for &slot in ages {
+                let w = &self.warps[slot as usize];
+                if let Some(st) = w.state {
+                    self.state_counts[st as usize] += 1;
+                }
+                if w.ready_unpicked {
+                    self.ready_count += 1;
+                }
+            }
+        }
         Ok(())
     }
 
@@ -254,6 +270,9 @@ impl Sm {
         match d.next_pc {
             None => {
                 w.done = true;
+                if w.outstanding == 0 {
+                    self.maybe_retire = true;
+                }
                 w.ibuf.clear();
                 w.fetch_blocked = false;
                 self.views[si].done = true;

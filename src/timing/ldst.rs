@@ -22,7 +22,7 @@ use crate::func::exec::perform_atomic;
 use crate::ir::Space;
 use crate::timing::coalescer::{bank_conflict_degree, coalesce};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
-use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, Mshr, Sm, SmEvent};
+use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, LdStStall, Mshr, Sm, SmEvent};
 
 /// Base of the address range local memory is mapped to for caching.
 pub const LOCAL_TIMING_BASE: u64 = 0xd000_0000_0000;
@@ -154,6 +154,7 @@ impl Sm {
 
     /// Processes one line request of the current global/local job.
     pub(crate) fn ldst_step(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
+        self.ldst_stall = LdStStall::None;
         let Some(job) = self.ldst_job.as_mut() else {
             return;
         };
@@ -214,11 +215,11 @@ impl Sm {
                         );
                         true
                     } else {
-                        st.icnt_stall += 1;
+                        self.ldst_stall = LdStStall::Icnt;
                         false
                     }
                 } else {
-                    st.mshr_full += 1;
+                    self.ldst_stall = LdStStall::Mshr;
                     false
                 }
             }
@@ -249,7 +250,7 @@ impl Sm {
                     );
                     true
                 } else {
-                    st.icnt_stall += 1;
+                    self.ldst_stall = LdStStall::Icnt;
                     false
                 }
             }
@@ -312,6 +313,9 @@ impl Sm {
         let w = &mut self.warps[slot];
         w.sb.release(&ctx.table[inst as usize].writes);
         w.outstanding -= 1;
+        if w.done && w.outstanding == 0 {
+            self.maybe_retire = true;
+        }
         if long {
             self.views[slot].long_pending -= 1;
         }

@@ -169,6 +169,8 @@ pub struct MemSys {
     seq: u64,
     /// Slices blocked on a full DRAM queue in the current cycle.
     blocked_now: u64,
+    /// Nothing can happen before this cycle (fast path of `cycle`).
+    next_due: u64,
     /// Counters.
     pub stats: MemStats,
 }
@@ -205,6 +207,7 @@ impl MemSys {
             channels: vec![Channel::default(); channels as usize],
             seq: 0,
             blocked_now: 0,
+            next_due: 0,
             stats: MemStats::default(),
         }
     }
@@ -233,6 +236,7 @@ impl MemSys {
         self.stats.icnt_flits += self.flits(p.req_bytes);
         let left = self.sm_ports[p.sm as usize].send(now, cycles);
         self.seq += 1;
+        self.next_due = self.next_due.min(left + self.icnt_latency);
         self.to_l2.push(Reverse(Timed {
             at: left + self.icnt_latency,
             seq: self.seq,
@@ -282,8 +286,17 @@ impl MemSys {
         atomics: &mut Vec<Packet>,
         replies: &mut Vec<Packet>,
     ) -> bool {
-        let mut active = false;
         self.blocked_now = 0;
+        if now < self.next_due {
+            return false;
+        }
+        let active = self.step(now, atomics, replies);
+        self.next_due = self.next_event(now).unwrap_or(u64::MAX);
+        active
+    }
+
+    fn step(&mut self, now: u64, atomics: &mut Vec<Packet>, replies: &mut Vec<Packet>) -> bool {
+        let mut active = false;
         // 1. Arrivals at the slices.
         while self.to_l2.peek().is_some_and(|t| t.0.at <= now) {
             let Reverse(t) = self.to_l2.pop().expect("peeked");

@@ -199,6 +199,18 @@ pub enum JobKind {
     Atomic,
 }
 
+/// Why the LD/ST unit could not process its request this cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LdStStall {
+    /// It did, or had nothing to do.
+    #[default]
+    None,
+    /// Every MSHR is in use (waits for a reply).
+    Mshr,
+    /// The SM's interconnect port is full (waits for it to drain).
+    Icnt,
+}
+
 /// One SM.
 pub struct Sm {
     /// SM id.
@@ -257,6 +269,22 @@ pub struct Sm {
     pub cta_age: Vec<u64>,
     /// Issued instructions, when logging.
     pub issue_log: Option<Vec<IssueRecord>>,
+    /// The LD/ST unit's stall this cycle.
+    pub ldst_stall: LdStStall,
+    /// Warps per state this cycle (index: position in [`Stall::ALL`]).
+    pub state_counts: [u32; 10],
+    /// Warps ready but not picked this cycle.
+    pub ready_count: u32,
+    /// The SM must run again at this cycle (earlier if a reply or a CTA
+    /// arrives).
+    pub wake_at: u64,
+    /// The cycle whose states were computed last (charged until the next
+    /// run).
+    pub last_run: u64,
+    /// A warp may have finished draining (check CTAs for retirement).
+    pub maybe_retire: bool,
+    /// Occupied warp slots, ascending.
+    pub live_slots: Vec<u32>,
 }
 
 impl Sm {
@@ -302,6 +330,13 @@ impl Sm {
             dyn_buf: DynInst::blank(),
             cta_age: vec![0; cfg.core.max_ctas_per_sm as usize],
             issue_log: None,
+            ldst_stall: LdStStall::None,
+            state_counts: [0; 10],
+            ready_count: 0,
+            wake_at: 0,
+            last_run: 0,
+            maybe_retire: false,
+            live_slots: Vec::new(),
         }
     }
 
@@ -383,6 +418,8 @@ impl Sm {
             age_list.insert(p, s);
             let p = slot_list.partition_point(|&x| x < s);
             slot_list.insert(p, s);
+            let p = self.live_slots.partition_point(|&x| x < s);
+            self.live_slots.insert(p, s);
         }
         self.ctas[c] = Some(CtaSlot {
             id,
@@ -405,6 +442,10 @@ impl Sm {
     /// Retires CTAs whose warps all exited and drained.
     pub fn retire_ctas(&mut self) -> u32 {
         let mut retired = 0;
+        if !self.maybe_retire {
+            return 0;
+        }
+        self.maybe_retire = false;
         for c in 0..self.ctas.len() {
             let Some(cta) = &self.ctas[c] else { continue };
             let drained = cta.slots.iter().all(|&s| {
@@ -423,6 +464,7 @@ impl Sm {
                     a.retain(|&x| x != s);
                     b.retain(|&x| x != s);
                 }
+                self.live_slots.retain(|&x| x != s);
             }
             self.used[0] -= cta.slots.len() as u32;
             self.used[1] -= cta.threads;
@@ -461,6 +503,9 @@ impl Sm {
                     let w = &mut self.warps[slot as usize];
                     w.sb.release(&ctx.table[inst as usize].writes);
                     w.outstanding -= 1;
+                    if w.done && w.outstanding == 0 {
+                        self.maybe_retire = true;
+                    }
                 }
                 SmEvent::RequestDone { id } => self.request_done(id, ctx),
             }
@@ -474,19 +519,24 @@ impl Sm {
     /// Charges this cycle's states `cycles` times (1, or the length of an
     /// idle stretch being skipped).
     pub fn account(&mut self, cycles: u64) {
+        if cycles == 0 {
+            return;
+        }
         for &s in &self.sched_state {
             self.stats.stalls.add(s, cycles);
         }
-        for w in &self.warps {
-            if !w.live {
-                continue;
+        for (i, &n) in self.state_counts.iter().enumerate() {
+            if n > 0 {
+                self.stats
+                    .warp_states
+                    .add(Stall::ALL[i], u64::from(n) * cycles);
             }
-            if let Some(s) = w.state {
-                self.stats.warp_states.add(s, cycles);
-            }
-            if w.ready_unpicked {
-                self.stats.warp_ready += cycles;
-            }
+        }
+        self.stats.warp_ready += u64::from(self.ready_count) * cycles;
+        match self.ldst_stall {
+            LdStStall::None => {}
+            LdStStall::Mshr => self.stats.l1d.mshr_full += cycles,
+            LdStStall::Icnt => self.stats.l1d.icnt_stall += cycles,
         }
     }
 
@@ -508,7 +558,9 @@ impl Sm {
             }
         }
         at(self.ldst_free);
-        if self.ldst_job.is_some() {
+        // A job blocked on MSHRs waits for a reply (which wakes the SM);
+        // any other job proceeds (or retries the port) next cycle.
+        if self.ldst_job.is_some() && self.ldst_stall != LdStStall::Mshr {
             at(now + 1);
         }
         for w in &self.warps {

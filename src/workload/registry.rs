@@ -19,7 +19,9 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
         )?))
     }),
     ("bfs", |a, l| Ok(Box::new(drivers::bfs::Bfs::new(a, l)?))),
-    ("chase", |a, l| Ok(Box::new(drivers::chase::Chase::new(a, l)?))),
+    ("chase", |a, l| {
+        Ok(Box::new(drivers::chase::Chase::new(a, l)?))
+    }),
     ("buffers", |a, l| {
         Ok(Box::new(drivers::buffers::Buffers::new(a, l)?))
     }),

@@ -75,7 +75,11 @@ impl Workload for Chase {
             None,
             grid,
             block,
-            &[ArgValue::U64(out), ArgValue::U64(base), ArgValue::U32(self.n)],
+            &[
+                ArgValue::U64(out),
+                ArgValue::U64(base),
+                ArgValue::U32(self.n),
+            ],
         )?;
         let got: Vec<u64> = download(host, out, 1)?;
         let expect = base + steps.min(links - 1) * self.stride;

@@ -1,0 +1,62 @@
+//! Timing-model speed: simulated warp instructions per second and simulated
+//! cycles per second (criterion's "elements") for FWT and SPMV-scalar on
+//! the `gtx480` preset under `gto`. Target: at least 5 million warp
+//! instructions/s on one core.
+//!
+//! Each iteration is a whole `run_timed` (input generation and the CPU
+//! reference check included; both are small next to the simulation).
+
+use std::path::Path;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use gpusim::config::GpuConfig;
+use gpusim::timing::run_timed;
+use gpusim::workload::runner::prepare;
+
+fn bench(c: &mut Criterion, name: &str, manifest: &str, args: &[(&str, &str)]) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let p = prepare(&root.join(manifest), None).unwrap_or_else(|_| panic!("prepare {manifest}"));
+    let cfg = GpuConfig::gtx480();
+    let args: Vec<(String, String)> = args
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let first = run_timed(&p, &args, &cfg, "gto", "lrr").expect("runs");
+    assert!(first.check.passed(), "{manifest}: {}", first.check);
+    let (insts, cycles) = (first.stats.warp_insts, first.stats.cycles);
+    for (group, n) in [("timing_warp_insts", insts), ("timing_cycles", cycles)] {
+        let mut g = c.benchmark_group(group);
+        g.throughput(Throughput::Elements(n));
+        g.sample_size(10);
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let r = run_timed(&p, &args, &cfg, "gto", "lrr").expect("runs");
+                assert_eq!(r.stats.cycles, cycles, "deterministic");
+            })
+        });
+        g.finish();
+    }
+}
+
+fn benches(c: &mut Criterion) {
+    bench(c, "fwt", "kernels/fwt.toml", &[]);
+    // SPMV-scalar on a larger matrix than its manifest's (the driver sizes
+    // the grid when the manifest gives none).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("gpusim-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let m = dir.join("spmv_scalar.toml");
+    let ptx = root.join("kernels/spmv_scalar.ptx");
+    std::fs::write(
+        &m,
+        format!(
+            "ptx = {:?}\nworkload = \"spmv_scalar\"\n[args]\nrows = 8192\navg_nnz_per_row = 32\nstddev_nnz_per_row = 6\nseed = 1\n",
+            ptx.display().to_string()
+        ),
+    )
+    .expect("write manifest");
+    bench(c, "spmv_scalar", m.to_str().expect("utf-8 path"), &[]);
+}
+
+criterion_group!(timing, benches);
+criterion_main!(timing);
