@@ -137,10 +137,51 @@ fn run_functional_reports_pass_and_exit_codes() {
         err.contains("unknown argument `rosw` (did you mean `rows`?)"),
         "{err}"
     );
-    // No timing model yet: said plainly, exit 2.
-    let (code, _, err) = gpusim(&["run", "kernels/spmv_scalar.ptx"]);
+}
+
+#[test]
+fn run_timed_prints_summary_json_and_rejects_bad_names() {
+    let dir = std::env::temp_dir().join(format!("gpusim-cli-timed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("stats.json");
+    let (code, out, err) = gpusim(&[
+        "run",
+        "kernels/vector_add.ptx",
+        "--config",
+        "tiny",
+        "--sched",
+        "lrr",
+        "--arg",
+        "n=4096",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("check     PASS"), "{out}");
+    assert!(out.contains("scheduler lrr"), "{out}");
+    for c in gpusim::timing::Stall::ALL {
+        assert!(out.contains(&format!("  {:<11}", c.name())), "{out}");
+    }
+    // The JSON has the documented fields and agrees with the text.
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let cycles = v["cycles"].as_u64().unwrap();
+    assert!(
+        out.contains(&format!("cycles    {cycles} (1 launch)")),
+        "{out}"
+    );
+    let stalls: u64 = gpusim::timing::Stall::ALL
+        .iter()
+        .map(|c| v["stalls"][c.name()].as_u64().unwrap())
+        .sum();
+    assert_eq!(stalls, v["schedulers"].as_u64().unwrap() * cycles);
+    // Unknown scheduler and unknown config key: exit 2, named.
+    let (code, _, err) = gpusim(&["run", "kernels/vector_add.ptx", "--sched", "gtoo"]);
     assert_eq!(code, 2);
-    assert!(err.contains("--functional"), "{err}");
+    assert!(err.contains("unknown scheduler `gtoo`"), "{err}");
+    let (code, _, err) = gpusim(&["run", "kernels/vector_add.ptx", "--set", "l1d.wayz=8"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("l1d.ways"), "{err}");
 }
 
 #[test]

@@ -20,7 +20,11 @@ fn kernels_dir() -> PathBuf {
 /// `kernels/*.toml`, sorted (not recursive: `kernels/sync/` is skipped).
 fn manifests() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = Vec::new();
-    for dir in [kernels_dir(), kernels_dir().join("sync")] {
+    for dir in [
+        kernels_dir(),
+        kernels_dir().join("sync"),
+        kernels_dir().join("micro"),
+    ] {
         v.extend(
             std::fs::read_dir(&dir)
                 .expect("kernels/")

@@ -233,6 +233,9 @@ pub struct SimConfig {
     pub idle_skip: bool,
     /// Stop with an error after this many cycles per launch.
     pub max_cycles: u64,
+    /// Stop with an error when no warp exits and no CTA retires for this
+    /// many cycles (a livelock).
+    pub progress_window: u64,
 }
 
 impl GpuConfig {
@@ -322,6 +325,7 @@ impl GpuConfig {
             sim: SimConfig {
                 idle_skip: true,
                 max_cycles: 2_000_000_000,
+                progress_window: 20_000_000,
             },
         }
     }

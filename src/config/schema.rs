@@ -244,6 +244,7 @@ schema! {
     sim: SimConfig, "simulation controls" {
         idle_skip: Bool, "jump over cycles in which nothing can change (never changes results)";
         max_cycles: U64, "stop with an error after this many cycles per launch";
+        progress_window: U64, "error when no warp exits and no CTA retires for this many cycles (livelock)";
     }
 }
 

@@ -39,6 +39,21 @@ pub enum SimErrorKind {
         /// The limit.
         limit: u64,
     },
+    /// The timing model ran more cycles than `sim.max_cycles` allows.
+    CycleLimit {
+        /// The limit.
+        limit: u64,
+    },
+    /// The timing model saw no warp exit and no CTA retire for
+    /// `sim.progress_window` cycles (a livelock).
+    NoProgress {
+        /// The window.
+        window: u64,
+        /// CTAs resident when it stopped.
+        resident: u64,
+        /// CTAs of the grid not yet started.
+        waiting: u64,
+    },
     /// The launch itself is invalid (sizes, parameters).
     BadLaunch {
         /// Why.
@@ -162,6 +177,29 @@ impl fmt::Display for SimError {
                 f,
                 "stopped after {limit} warp instructions (a spin loop that never ends?)"
             )?,
+            SimErrorKind::CycleLimit { limit } => write!(
+                f,
+                "stopped after {limit} cycles (sim.max_cycles; a spin loop that never ends?)"
+            )?,
+            SimErrorKind::NoProgress {
+                window,
+                resident,
+                waiting,
+            } => {
+                write!(
+                    f,
+                    "no progress for {window} cycles (sim.progress_window): no warp exited \
+                     and no CTA retired"
+                )?;
+                if *waiting > 0 {
+                    write!(
+                        f,
+                        "; {resident} CTAs are resident and {waiting} cannot start until one \
+                         finishes (a grid-wide barrier or lock needs every CTA resident: \
+                         use fewer CTAs or a machine with more room)"
+                    )?;
+                }
+            }
             SimErrorKind::BadLaunch { reason } => {
                 return write!(f, "cannot launch kernel `{}`: {reason}", self.kernel);
             }

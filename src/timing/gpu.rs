@@ -105,7 +105,9 @@ impl Gpu {
         for sm in &mut self.sms {
             sm.wake_at = start;
             sm.last_run = start;
+            sm.progressed = false;
         }
+        let mut last_progress = start;
         loop {
             let now = self.now;
             self.atomics.clear();
@@ -134,7 +136,24 @@ impl Gpu {
                 sm.cycle(now, ctx, &mut self.mem, global, &self.per_sm[i])?;
                 sm.retire_ctas();
             }
-            ctas.assign(&mut self.sms, ctx, now);
+            if ctas.assign(&mut self.sms, ctx, now) {
+                last_progress = now;
+            }
+            for sm in &mut self.sms {
+                if std::mem::take(&mut sm.progressed) {
+                    last_progress = now;
+                }
+            }
+            if now - last_progress > ctx.cfg.sim.progress_window {
+                let resident: u64 = self.sms.iter().map(|s| u64::from(s.used[4])).sum();
+                let mut e = self.deadlock(ctx);
+                e.kind = SimErrorKind::NoProgress {
+                    window: ctx.cfg.sim.progress_window,
+                    resident,
+                    waiting: ctas.total - ctas.next,
+                };
+                return Err(e);
+            }
             let mut next = if mem_active { now + 1 } else { u64::MAX };
             for sm in &mut self.sms {
                 if sm.last_run == now || sm.active {
@@ -168,7 +187,7 @@ impl Gpu {
             self.now += step;
             if self.now - start > ctx.cfg.sim.max_cycles {
                 let mut e = SimError::launch(&ctx.kernel.name, "");
-                e.kind = SimErrorKind::StepLimit {
+                e.kind = SimErrorKind::CycleLimit {
                     limit: ctx.cfg.sim.max_cycles,
                 };
                 return Err(e);
@@ -191,10 +210,8 @@ impl Gpu {
         for sm in &self.sms {
             for cta in sm.ctas.iter().flatten() {
                 if let Some((i, w)) = cta.warps.iter().enumerate().find(|(_, w)| !w.done()) {
-                    e.inst = w.barrier.map(|b| b.inst);
-                    e.line = w
-                        .barrier
-                        .map_or(0, |b| ctx.kernel.insts[b.inst as usize].line);
+                    e.inst = w.barrier.map(|b| b.inst).or(w.pc());
+                    e.line = e.inst.map_or(0, |i| ctx.kernel.insts[i as usize].line);
                     e.cta = cta.id;
                     e.warp = i as u32;
                     return e;

@@ -107,7 +107,7 @@ impl Host for TimingHost<'_> {
                 if let Some(i) = e.inst {
                     e.text = program.inst_text(k, i as usize);
                 }
-                if matches!(e.kind, SimErrorKind::StepLimit { .. }) && e.inst.is_none() {
+                if matches!(e.kind, SimErrorKind::CycleLimit { .. }) && e.inst.is_none() {
                     e.line = 0;
                 }
                 e

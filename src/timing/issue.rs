@@ -269,6 +269,7 @@ impl Sm {
         }
         match d.next_pc {
             None => {
+                self.progressed = true;
                 w.done = true;
                 if w.outstanding == 0 {
                     self.maybe_retire = true;

@@ -285,6 +285,9 @@ pub struct Sm {
     pub maybe_retire: bool,
     /// Occupied warp slots, ascending.
     pub live_slots: Vec<u32>,
+    /// A warp exited or a CTA retired since the GPU last looked (livelock
+    /// detection).
+    pub progressed: bool,
 }
 
 impl Sm {
@@ -337,6 +340,7 @@ impl Sm {
             last_run: 0,
             maybe_retire: false,
             live_slots: Vec::new(),
+            progressed: false,
         }
     }
 
@@ -473,6 +477,7 @@ impl Sm {
             self.used[4] -= 1;
             self.stats.ctas += 1;
             self.active = true;
+            self.progressed = true;
             retired += 1;
         }
         retired
