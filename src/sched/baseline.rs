@@ -33,7 +33,9 @@ impl IssuePolicy for Lrr {
 
 /// Strict round robin: only the next warp in turn may issue; if it cannot,
 /// the scheduler stalls this cycle [LFWS 2.1]. The turn advances when the
-/// warp in turn issues (or has left the scheduler).
+/// warp in turn issues; warps that have exited or wait at a barrier are
+/// not in the rotation (they cannot issue until released, and waiting on
+/// them would deadlock the barrier).
 #[derive(Debug, Default)]
 pub struct Srr {
     last: Option<u32>,
@@ -49,7 +51,11 @@ impl IssuePolicy for Srr {
         };
         let mut turn = ids[start..].iter().chain(&ids[..start]);
         let first = turn.clone().next();
-        if let Some(&w) = turn.find(|&&w| !view.info[w as usize].done).or(first) {
+        let eligible = |w: u32| {
+            let i = &view.info[w as usize];
+            !i.done && !i.at_barrier
+        };
+        if let Some(&w) = turn.find(|&&w| eligible(w)).or(first) {
             out.push(w);
         }
     }

@@ -3,7 +3,9 @@
 //! robin; a warp that issues a long-latency operation (global or local load
 //! or atomic) leaves it for the pending set; the active set refills from
 //! the pending set in age order with warps that have no long-latency
-//! operation outstanding.
+//! operation outstanding. Warps waiting at a barrier leave the active set
+//! too (otherwise a full active set of waiting warps would starve the warps
+//! the barrier waits for).
 
 use crate::sched::{IssuePolicy, SchedView};
 use crate::timing::units::TimingInst;
@@ -29,15 +31,19 @@ impl TwoLevel {
 
 impl IssuePolicy for TwoLevel {
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
-        // Drop warps that left the scheduler (CTA retired) or exited.
-        self.active
-            .retain(|&w| view.by_slot.binary_search(&w).is_ok() && !view.info[w as usize].done);
+        // Drop warps that left the scheduler (CTA retired), exited or wait
+        // at a barrier (they would hold active slots the warps the barrier
+        // waits for need).
+        self.active.retain(|&w| {
+            let i = &view.info[w as usize];
+            view.by_slot.binary_search(&w).is_ok() && !i.done && !i.at_barrier
+        });
         for &w in view.warps {
             if self.active.len() >= self.k {
                 break;
             }
             let i = &view.info[w as usize];
-            if !i.done && i.long_pending == 0 && !self.active.contains(&w) {
+            if !i.done && !i.at_barrier && i.long_pending == 0 && !self.active.contains(&w) {
                 self.active.push(w);
             }
         }

@@ -1,0 +1,66 @@
+//! Timing never changes results: every shipped kernel passes its reference
+//! check under every issue policy, and every run's stall categories sum to
+//! schedulers × cycles (DESIGN §3).
+
+use std::path::{Path, PathBuf};
+
+use gpusim::config::GpuConfig;
+use gpusim::sched::registry::ISSUE_POLICIES;
+use gpusim::timing::{Stall, run_timed};
+use gpusim::workload::runner::prepare;
+
+fn manifests() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels");
+    let mut v: Vec<PathBuf> = Vec::new();
+    for dir in [root.clone(), root.join("sync"), root.join("micro")] {
+        v.extend(
+            std::fs::read_dir(&dir)
+                .expect("kernels/")
+                .map(|e| e.expect("dir entry").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "toml")),
+        );
+    }
+    v.sort();
+    v
+}
+
+#[test]
+fn every_kernel_passes_under_every_policy() {
+    let cfg = GpuConfig::gtx480();
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for m in manifests() {
+        let p = prepare(&m, None).unwrap_or_else(|_| panic!("{}", m.display()));
+        for (sched, _) in ISSUE_POLICIES {
+            runs += 1;
+            match run_timed(&p, &[], &cfg, sched, "lrr") {
+                Ok(r) => {
+                    if !r.check.passed() {
+                        failures.push(format!("{} {sched}: {}", m.display(), r.check));
+                    }
+                    let s = &r.stats;
+                    let total = s.stalls.total();
+                    if total != s.schedulers * s.cycles {
+                        failures.push(format!(
+                            "{} {sched}: stalls sum to {total}, not {} × {}",
+                            m.display(),
+                            s.schedulers,
+                            s.cycles
+                        ));
+                    }
+                    if s.stalls.get(Stall::Issued) != s.warp_insts {
+                        failures.push(format!(
+                            "{} {sched}: {} issue cycles for {} instructions (issue width 1)",
+                            m.display(),
+                            s.stalls.issued,
+                            s.warp_insts
+                        ));
+                    }
+                }
+                Err(e) => failures.push(format!("{} {sched}: {e:?}", m.display())),
+            }
+        }
+    }
+    assert!(runs > 150, "{runs} runs");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
