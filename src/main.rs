@@ -54,6 +54,9 @@ enum Command {
         /// Fetch policy (`lrr`).
         #[arg(long, default_value = "lrr", value_name = "NAME")]
         fetch: String,
+        /// CTA assignment policy (`rr`).
+        #[arg(long, default_value = "rr", value_name = "NAME")]
+        cta: String,
         /// Machine: a preset (`gtx480`, `daws`, `awg`, `tiny`) or a TOML
         /// file.
         #[arg(long, default_value = "gtx480", value_name = "PRESET|FILE")]
@@ -199,14 +202,13 @@ fn run_timed(
     prepared: &gpusim::workload::runner::Prepared,
     args: &[(String, String)],
     cfg: &gpusim::config::GpuConfig,
-    sched: &str,
-    fetch: &str,
+    policies: &gpusim::timing::Policies,
     out: Outputs<'_>,
     colour: bool,
 ) -> ExitCode {
     let json = out.json;
     let log = out.issue_log.is_some();
-    match gpusim::timing::run_timed_logged(prepared, args, cfg, sched, fetch, log) {
+    match gpusim::timing::run_timed_with(prepared, args, cfg, policies, log) {
         Ok(r) => {
             if let Some(path) = out.issue_log
                 && let Err(e) = write_issue_log(prepared, &r.issue_log, path)
@@ -270,6 +272,7 @@ fn main() -> ExitCode {
             functional,
             sched,
             fetch,
+            cta,
             config,
             sets,
             json,
@@ -293,7 +296,8 @@ fn main() -> ExitCode {
                     json: json.as_deref(),
                     issue_log: issue_log.as_deref(),
                 };
-                return run_timed(&prepared, &args, &cfg, &sched, &fetch, out, colour);
+                let policies = gpusim::timing::Policies { sched, fetch, cta };
+                return run_timed(&prepared, &args, &cfg, &policies, out, colour);
             }
             let options = gpusim::workload::host::FunctionalOptions::default();
             match gpusim::workload::runner::run_functional(&prepared, &args, options, None) {

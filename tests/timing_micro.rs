@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use gpusim::config::{GpuConfig, load_config};
-use gpusim::timing::{IssueRecord, Stats, run_timed_logged};
+use gpusim::timing::{IssueRecord, Policies, Stats, run_timed_with};
 use gpusim::workload::runner::prepare;
 
 fn micro_ptx() -> PathBuf {
@@ -49,7 +49,7 @@ fn run(m: &Path, cfg: &GpuConfig, sched: &str, args: &[(&str, String)], log: boo
         .iter()
         .map(|(k, v)| (k.to_string(), v.clone()))
         .collect();
-    let r = run_timed_logged(&p, &args, cfg, sched, "lrr", log)
+    let r = run_timed_with(&p, &args, cfg, &Policies::sched(sched), log)
         .unwrap_or_else(|e| panic!("{}: {e:?}", m.display()));
     assert!(r.check.passed(), "{}: {}", m.display(), r.check);
     assert_eq!(r.stats.stalls.total(), r.stats.schedulers * r.stats.cycles);

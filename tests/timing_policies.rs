@@ -48,6 +48,39 @@ fn every_kernel_passes_under_every_policy() {
                             s.cycles
                         ));
                     }
+                    // Per-warp counters: every warp is charged one state
+                    // per cycle of its life, and they add up to the SMs'.
+                    let mut sum = gpusim::timing::StallCounts::default();
+                    let mut ready = 0;
+                    for w in &s.warps {
+                        if w.states.total() + w.ready != w.end - w.start {
+                            failures.push(format!(
+                                "{} {sched}: warp {:?}/{} charged {} + {} cycles over {}..{}",
+                                m.display(),
+                                w.cta,
+                                w.warp,
+                                w.states.total(),
+                                w.ready,
+                                w.start,
+                                w.end
+                            ));
+                            break;
+                        }
+                        sum.merge(&w.states);
+                        ready += w.ready;
+                    }
+                    if sum != s.total.warp_states || ready != s.total.warp_ready {
+                        failures.push(format!(
+                            "{} {sched}: per-warp states {sum:?} + {ready} differ from the SM totals {:?} + {}",
+                            m.display(),
+                            s.total.warp_states,
+                            s.total.warp_ready
+                        ));
+                    }
+                    let insts: u64 = s.warps.iter().map(|w| w.insts).sum();
+                    if insts != s.warp_insts || sum.issued != s.warp_insts {
+                        failures.push(format!("{} {sched}: per-warp instructions", m.display()));
+                    }
                     if s.stalls.get(Stall::Issued) != s.warp_insts {
                         failures.push(format!(
                             "{} {sched}: {} issue cycles for {} instructions (issue width 1)",

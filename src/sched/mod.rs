@@ -4,6 +4,7 @@
 //! [`registry`].
 
 pub mod baseline;
+pub mod cta_rr;
 pub mod registry;
 pub mod two_level;
 
@@ -61,4 +62,21 @@ pub trait IssuePolicy {
 pub trait FetchPolicy {
     /// The chosen slot, if any.
     fn pick(&mut self, candidates: &[u32], nslots: u32) -> Option<u32>;
+}
+
+/// What a CTA policy may know about one SM.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SmView {
+    /// One more CTA of the launch fits now.
+    pub fits: bool,
+    /// CTAs resident.
+    pub ctas: u32,
+}
+
+/// A CTA-assignment policy (one per GPU): each cycle, the SMs that receive
+/// the next CTAs of the grid (in grid order), at most one each.
+pub trait CtaPolicy {
+    /// Writes the SMs to receive a CTA this cycle, in order, into `out`
+    /// (cleared by the caller); only SMs with `fits` may be named.
+    fn assign(&mut self, now: u64, sms: &[SmView], out: &mut Vec<usize>);
 }

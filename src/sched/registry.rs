@@ -2,8 +2,9 @@
 
 use crate::config::GpuConfig;
 use crate::sched::baseline::{FetchLrr, Gto, Gtrr, Lrr, Oldest, Srr};
+use crate::sched::cta_rr::CtaRoundRobin;
 use crate::sched::two_level::TwoLevel;
-use crate::sched::{FetchPolicy, IssuePolicy};
+use crate::sched::{CtaPolicy, FetchPolicy, IssuePolicy};
 
 /// Issue policies: name and one-line description.
 pub const ISSUE_POLICIES: &[(&str, &str)] = &[
@@ -42,6 +43,20 @@ pub fn issue_policy(name: &str, cfg: &GpuConfig) -> Option<Box<dyn IssuePolicy>>
 pub fn fetch_policy(name: &str) -> Option<Box<dyn FetchPolicy>> {
     match name {
         "lrr" => Some(Box::new(FetchLrr::default())),
+        _ => None,
+    }
+}
+
+/// CTA policies: name and description.
+pub const CTA_POLICIES: &[(&str, &str)] = &[(
+    "rr",
+    "round robin over SMs, one CTA per SM per cycle while it fits",
+)];
+
+/// A fresh CTA policy for one GPU.
+pub fn cta_policy(name: &str) -> Option<Box<dyn CtaPolicy>> {
+    match name {
+        "rr" => Some(Box::new(CtaRoundRobin::default())),
         _ => None,
     }
 }

@@ -1,8 +1,9 @@
-//! The CTA scheduler (policy `rr`): CTAs in grid order go to SMs round
-//! robin, at most one per SM per cycle, while the SM's occupancy limits
-//! (CTAs, warps, threads, registers, shared memory) allow.
+//! The CTA scheduler: CTAs in grid order go to the SMs a CTA policy picks
+//! (`rr` by default), at most one per SM per cycle, while the SM's
+//! occupancy limits (CTAs, warps, threads, registers, shared memory) allow.
 
 use crate::config::GpuConfig;
+use crate::sched::{CtaPolicy, SmView};
 use crate::timing::sm::{LaunchCtx, Sm};
 
 /// Resources one CTA of a launch needs: `[warps, threads, registers,
@@ -58,16 +59,17 @@ pub fn never_fits(need: [u32; 4], cfg: &GpuConfig) -> Option<String> {
     (c.max_ctas_per_sm == 0).then(|| "core.max_ctas_per_sm is 0".to_string())
 }
 
-/// Round-robin CTA assignment state of one launch.
+/// CTA assignment of one launch: CTAs in grid order, SMs chosen by the
+/// CTA policy.
 #[derive(Debug)]
 pub struct CtaScheduler {
     /// CTAs in the grid.
     pub total: u64,
     /// Next CTA (linear index) to assign.
     pub next: u64,
-    /// SM to try first.
-    pub rr: usize,
     need: [u32; 4],
+    views: Vec<SmView>,
+    targets: Vec<usize>,
 }
 
 impl CtaScheduler {
@@ -76,8 +78,9 @@ impl CtaScheduler {
         CtaScheduler {
             total,
             next: 0,
-            rr: 0,
             need,
+            views: Vec::new(),
+            targets: Vec::new(),
         }
     }
 
@@ -86,29 +89,49 @@ impl CtaScheduler {
         self.next >= self.total
     }
 
-    /// Assigns at most one CTA to each SM that has room, starting from the
-    /// SM after the last one served. Returns true if any was assigned.
-    pub fn assign(&mut self, sms: &mut [Sm], ctx: &LaunchCtx<'_>, now: u64) -> bool {
-        let n = sms.len();
+    /// Assigns CTAs to the SMs `policy` picks. Returns true if any was
+    /// assigned.
+    pub fn assign(
+        &mut self,
+        policy: &mut dyn CtaPolicy,
+        sms: &mut [Sm],
+        ctx: &LaunchCtx<'_>,
+        now: u64,
+    ) -> bool {
+        if self.exhausted() {
+            return false;
+        }
+        self.views.clear();
+        let mut any_fits = false;
+        for sm in sms.iter() {
+            let fits = sm.fits(self.need, ctx.cfg);
+            any_fits |= fits;
+            self.views.push(SmView {
+                fits,
+                ctas: sm.used[4],
+            });
+        }
+        if !any_fits {
+            return false;
+        }
+        self.targets.clear();
+        policy.assign(now, &self.views, &mut self.targets);
         let mut any = false;
-        for i in 0..n {
-            if self.exhausted() {
-                break;
+        for &s in &self.targets {
+            if self.exhausted() || !self.views[s].fits {
+                continue;
             }
-            let s = (self.rr + i) % n;
-            if sms[s].fits(self.need, ctx.cfg) {
-                let g = ctx.grid;
-                let lin = self.next;
-                let id = [
-                    (lin % u64::from(g[0])) as u32,
-                    ((lin / u64::from(g[0])) % u64::from(g[1])) as u32,
-                    (lin / (u64::from(g[0]) * u64::from(g[1]))) as u32,
-                ];
-                sms[s].assign_cta(ctx, id, self.need, now);
-                self.next += 1;
-                self.rr = (s + 1) % n;
-                any = true;
-            }
+            let g = ctx.grid;
+            let lin = self.next;
+            let id = [
+                (lin % u64::from(g[0])) as u32,
+                ((lin / u64::from(g[0])) % u64::from(g[1])) as u32,
+                (lin / (u64::from(g[0]) * u64::from(g[1]))) as u32,
+            ];
+            sms[s].assign_cta(ctx, id, self.need, now);
+            self.views[s].fits = false;
+            self.next += 1;
+            any = true;
         }
         any
     }

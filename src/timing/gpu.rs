@@ -28,6 +28,7 @@ pub struct Gpu {
     pub now: u64,
     /// Finished launches.
     pub launches: Vec<LaunchStats>,
+    cta_policy: Box<dyn crate::sched::CtaPolicy>,
     atomics: Vec<Packet>,
     replies: Vec<Packet>,
     per_sm: Vec<Vec<Packet>>,
@@ -36,7 +37,14 @@ pub struct Gpu {
 impl Gpu {
     /// A GPU running issue policy `sched` and fetch policy `fetch`; an
     /// unknown name is an error naming the choices.
-    pub fn new(cfg: &GpuConfig, sched: &str, fetch: &str) -> Result<Gpu, String> {
+    pub fn new(cfg: &GpuConfig, sched: &str, fetch: &str, cta: &str) -> Result<Gpu, String> {
+        let Some(cta_policy) = registry::cta_policy(cta) else {
+            let names: Vec<&str> = registry::CTA_POLICIES.iter().map(|p| p.0).collect();
+            return Err(format!(
+                "unknown CTA policy `{cta}` (choices: {})",
+                names.join(", ")
+            ));
+        };
         if registry::issue_policy(sched, cfg).is_none() {
             let names: Vec<&str> = registry::ISSUE_POLICIES.iter().map(|p| p.0).collect();
             return Err(format!(
@@ -71,6 +79,7 @@ impl Gpu {
             mem: MemSys::new(cfg),
             now: 0,
             launches: Vec::new(),
+            cta_policy,
             atomics: Vec::new(),
             replies: Vec::new(),
             per_sm: vec![Vec::new(); cfg.core.num_sms.max(1) as usize],
@@ -108,6 +117,7 @@ impl Gpu {
             sm.progressed = false;
         }
         let mut last_progress = start;
+        let launch_index = self.launches.len() as u32;
         loop {
             let now = self.now;
             self.atomics.clear();
@@ -134,9 +144,9 @@ impl Gpu {
                 sm.last_run = now;
                 sm.active = false;
                 sm.cycle(now, ctx, &mut self.mem, global, &self.per_sm[i])?;
-                sm.retire_ctas();
+                sm.retire_ctas(now, launch_index);
             }
-            if ctas.assign(&mut self.sms, ctx, now) {
+            if ctas.assign(self.cta_policy.as_mut(), &mut self.sms, ctx, now) {
                 last_progress = now;
             }
             for sm in &mut self.sms {
@@ -261,6 +271,15 @@ impl Gpu {
             mem: self.mem.stats.clone(),
             launches: self.launches.clone(),
             sms: self.sms.iter().map(|s| s.stats.clone()).collect(),
+            warps: {
+                let mut w: Vec<_> = self
+                    .sms
+                    .iter()
+                    .flat_map(|s| s.warp_records.iter().cloned())
+                    .collect();
+                w.sort_by_key(|r| (r.launch, r.end, r.sm, r.cta, r.warp));
+                w
+            },
         }
     }
 }

@@ -29,10 +29,9 @@ impl<'p> TimingHost<'p> {
     pub fn new(
         p: &'p Prepared,
         cfg: &GpuConfig,
-        sched: &str,
-        fetch: &str,
+        policies: &Policies,
     ) -> Result<TimingHost<'p>, String> {
-        let gpu = Gpu::new(cfg, sched, fetch)?;
+        let gpu = Gpu::new(cfg, &policies.sched, &policies.fetch, &policies.cta)?;
         let options = FunctionalOptions {
             warp_size: cfg.core.warp_size,
             nsm: cfg.core.num_sms,
@@ -128,8 +127,31 @@ pub struct TimedRun {
     pub issue_log: Vec<IssueRecord>,
 }
 
+/// The policies of a timed run (`--sched`, `--fetch`, `--cta`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policies {
+    /// Issue policy.
+    pub sched: String,
+    /// Fetch policy.
+    pub fetch: String,
+    /// CTA policy.
+    pub cta: String,
+}
+
+impl Policies {
+    /// Issue policy `sched` with the default fetch (`lrr`) and CTA (`rr`)
+    /// policies.
+    pub fn sched(sched: &str) -> Policies {
+        Policies {
+            sched: sched.to_string(),
+            fetch: "lrr".to_string(),
+            cta: "rr".to_string(),
+        }
+    }
+}
+
 /// Runs a prepared manifest on the timing model with issue policy `sched`
-/// and fetch policy `fetch`.
+/// and fetch policy `fetch` (CTA policy `rr`).
 pub fn run_timed(
     p: &Prepared,
     overrides: &[(String, String)],
@@ -137,21 +159,25 @@ pub fn run_timed(
     sched: &str,
     fetch: &str,
 ) -> Result<TimedRun, RunError> {
-    run_timed_logged(p, overrides, cfg, sched, fetch, false)
+    let policies = Policies {
+        fetch: fetch.to_string(),
+        ..Policies::sched(sched)
+    };
+    run_timed_with(p, overrides, cfg, &policies, false)
 }
 
-/// [`run_timed`], optionally recording every issued instruction.
-pub fn run_timed_logged(
+/// [`run_timed`] with every policy chosen, optionally recording every
+/// issued instruction.
+pub fn run_timed_with(
     p: &Prepared,
     overrides: &[(String, String)],
     cfg: &GpuConfig,
-    sched: &str,
-    fetch: &str,
+    policies: &Policies,
     log: bool,
 ) -> Result<TimedRun, RunError> {
     let mut workload = build_workload(p, overrides)?;
-    let mut host = TimingHost::new(p, cfg, sched, fetch)
-        .map_err(|m| RunError::Workload(WorkloadError::Args(m)))?;
+    let mut host = TimingHost::new(p, cfg, policies)
+        .map_err(|m| RunError::Workload(WorkloadError::Host(m)))?;
     if log {
         host.gpu.enable_issue_log();
     }

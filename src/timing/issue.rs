@@ -155,12 +155,23 @@ impl Sm {
         self.ready_count = 0;
         for (ages, _) in &self.sched_warps {
             for &slot in ages {
-                let w = &self.warps[slot as usize];
-                if let Some(st) = w.state {
-                    self.state_counts[st as usize] += 1;
-                }
+                let w = &mut self.warps[slot as usize];
+                let now_state = match w.state {
+                    Some(st) => {
+                        self.state_counts[st as usize] += 1;
+                        st as u8
+                    }
+                    None => 10,
+                };
                 if w.ready_unpicked {
                     self.ready_count += 1;
+                }
+                // Per-warp time in each state: close the previous state's
+                // interval when it changes.
+                let (prev, since) = w.timed_state;
+                if prev != now_state {
+                    w.state_cycles[prev as usize] += now - since;
+                    w.timed_state = (now_state, now);
                 }
             }
         }
@@ -250,6 +261,7 @@ impl Sm {
         }
         let d = self.dyn_buf;
         self.stats.warp_insts += 1;
+        self.warps[si].insts += 1;
         self.stats.thread_insts += u64::from(d.exec.count_ones());
         let ti = &ctx.table[head.pc as usize];
         {

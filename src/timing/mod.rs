@@ -20,6 +20,6 @@ pub mod stats;
 pub mod units;
 
 pub use gpu::Gpu;
-pub use host::{TimedRun, TimingHost, run_timed, run_timed_logged};
+pub use host::{Policies, TimedRun, TimingHost, run_timed, run_timed_with};
 pub use sm::IssueRecord;
 pub use stats::{Stall, StallCounts, Stats};

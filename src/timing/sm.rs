@@ -15,7 +15,7 @@ use crate::timing::cache::TagArray;
 use crate::timing::coalescer::LineRequest;
 use crate::timing::memsys::{MemSys, Packet};
 use crate::timing::scoreboard::Scoreboard;
-use crate::timing::stats::{SmStats, Stall};
+use crate::timing::stats::{SmStats, Stall, StallCounts, WarpRecord};
 use crate::timing::units::{TimingInst, UnitPool};
 
 /// Everything about the running launch that does not change.
@@ -107,6 +107,14 @@ pub struct WarpSlot {
     pub state: Option<Stall>,
     /// Ready but not picked this cycle.
     pub ready_unpicked: bool,
+    /// The state being timed (`Stall` index, or 10 = ready), since when.
+    pub timed_state: (u8, u64),
+    /// Cycles per state so far (`Stall` index; 10 = ready).
+    pub state_cycles: [u64; 11],
+    /// Instructions issued.
+    pub insts: u64,
+    /// Cycle its CTA was assigned.
+    pub start: u64,
 }
 
 /// One resident CTA.
@@ -288,6 +296,8 @@ pub struct Sm {
     /// A warp exited or a CTA retired since the GPU last looked (livelock
     /// detection).
     pub progressed: bool,
+    /// Retired warps' state cycles.
+    pub warp_records: Vec<WarpRecord>,
 }
 
 impl Sm {
@@ -341,6 +351,7 @@ impl Sm {
             maybe_retire: false,
             live_slots: Vec::new(),
             progressed: false,
+            warp_records: Vec::new(),
         }
     }
 
@@ -403,6 +414,9 @@ impl Sm {
                 index: w,
                 dyn_id: self.next_dyn_id,
                 sb,
+                // Assigned at the end of cycle `now`: alive from `now + 1`.
+                timed_state: (Stall::Fetch as u8, now + 1),
+                start: now + 1,
                 ..WarpSlot::default()
             };
             slot.sb.clear(ctx.sb_words);
@@ -443,8 +457,9 @@ impl Sm {
         self.active = true;
     }
 
-    /// Retires CTAs whose warps all exited and drained.
-    pub fn retire_ctas(&mut self) -> u32 {
+    /// Retires CTAs whose warps all exited and drained (at the end of cycle
+    /// `now`), recording their warps' state cycles for launch `launch`.
+    pub fn retire_ctas(&mut self, now: u64, launch: u32) -> u32 {
         let mut retired = 0;
         if !self.maybe_retire {
             return 0;
@@ -460,7 +475,25 @@ impl Sm {
                 continue;
             }
             let cta = self.ctas[c].take().expect("checked");
-            for &s in &cta.slots {
+            for (i, &s) in cta.slots.iter().enumerate() {
+                let w = &mut self.warps[s as usize];
+                let (st, since) = w.timed_state;
+                w.state_cycles[st as usize] += now + 1 - since;
+                let mut states = StallCounts::default();
+                for (k, &cat) in Stall::ALL.iter().enumerate() {
+                    states.add(cat, w.state_cycles[k]);
+                }
+                self.warp_records.push(WarpRecord {
+                    launch,
+                    sm: self.id,
+                    cta: cta.id,
+                    warp: i as u32,
+                    start: w.start,
+                    end: now + 1,
+                    insts: w.insts,
+                    states,
+                    ready: w.state_cycles[10],
+                });
                 self.warps[s as usize].live = false;
                 self.warps[s as usize].ibuf.clear();
                 self.views[s as usize] = WarpView::default();

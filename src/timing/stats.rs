@@ -220,6 +220,30 @@ impl SmStats {
     }
 }
 
+/// Cycles one warp spent in each state, from its CTA's assignment to its
+/// retirement (DESIGN §3: the per-warp counters BLWS uses).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WarpRecord {
+    /// Launch index (0-based, in launch order).
+    pub launch: u32,
+    /// SM.
+    pub sm: u32,
+    /// CTA index.
+    pub cta: [u32; 3],
+    /// Warp within the CTA.
+    pub warp: u32,
+    /// First cycle it existed (the cycle after its CTA's assignment).
+    pub start: u64,
+    /// Cycle after its CTA retired.
+    pub end: u64,
+    /// Instructions it issued.
+    pub insts: u64,
+    /// Cycles per state (`issued` = cycles it issued).
+    pub states: StallCounts,
+    /// Cycles it could have issued but another warp was picked.
+    pub ready: u64,
+}
+
 /// One kernel launch.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LaunchStats {
@@ -262,4 +286,6 @@ pub struct Stats {
     pub launches: Vec<LaunchStats>,
     /// Per SM.
     pub sms: Vec<SmStats>,
+    /// Per warp, in retirement order.
+    pub warps: Vec<WarpRecord>,
 }
