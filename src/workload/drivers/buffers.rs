@@ -372,7 +372,9 @@ impl Buffers {
             let toml::Value::Table(t) = p else { continue };
             for (_, v) in t.iter_mut() {
                 let toml::Value::String(r) = v else { continue };
-                let Some(key) = r.strip_prefix('$') else { continue };
+                let Some(key) = r.strip_prefix('$') else {
+                    continue;
+                };
                 let key = key.to_string();
                 if !args.has(&key) {
                     return Err(WorkloadError::Args(format!(
