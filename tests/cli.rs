@@ -137,10 +137,11 @@ fn run_functional_reports_pass_and_exit_codes() {
         err.contains("unknown argument `rosw` (did you mean `rows`?)"),
         "{err}"
     );
-    // No timing model yet: said plainly, exit 2.
-    let (code, _, err) = gpusim(&["run", "kernels/spmv_scalar.ptx"]);
-    assert_eq!(code, 2);
-    assert!(err.contains("--functional"), "{err}");
+    // Without --functional the timing model runs (exit 0 on PASS).
+    let (code, out, err) = gpusim(&["run", "kernels/spmv_scalar.ptx", "--config", "tiny"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("check     PASS"), "{out}");
+    assert!(out.contains("\ncycles "), "{out}");
 }
 
 #[test]
