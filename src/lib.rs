@@ -17,6 +17,7 @@
 
 pub mod analysis;
 pub mod config;
+pub mod fixture;
 pub mod func;
 pub mod ir;
 pub mod program;

@@ -103,6 +103,26 @@ enum Command {
         #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         args: Vec<(String, String)>,
     },
+    /// Run golden fixtures (`fixtures/**/*.toml`) and rewrite the cycle
+    /// counts under their `[cycles]` with this build's numbers.
+    ///
+    /// Prints `FILE SCHED: OLD → NEW` (or `FILE SCHED: N unchanged`) per
+    /// fixture and scheduler. A fixture that cannot be read or run, or whose
+    /// functional check fails, is an error and nothing is written for it.
+    /// Exit status 0, or 2 after any error; with `--check`, 1 when a number
+    /// differs (2 still wins).
+    Bless {
+        /// Fixture files or directories (searched recursively for `*.toml`).
+        #[arg(default_value = "fixtures")]
+        paths: Vec<PathBuf>,
+        /// Only compare: write nothing, exit 1 when any number differs.
+        #[arg(long)]
+        check: bool,
+        /// Also run these schedulers where `[cycles]` lacks them and record
+        /// them (dropping them from `[skip]`); repeatable or comma-separated.
+        #[arg(long = "add", value_name = "SCHED", value_delimiter = ',')]
+        add: Vec<String>,
+    },
     /// Print a machine configuration, resolved and validated: every field
     /// with a comment. Exit status 2 on an error.
     Config {
@@ -233,6 +253,69 @@ fn run_timed(
             }
         }
         Err(e) => report_run_error(e, colour),
+    }
+}
+
+fn bless(paths: &[PathBuf], check: bool, add: &[String]) -> ExitCode {
+    use gpusim::fixture::{Fixture, discover};
+    let files = match discover(paths) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let (mut errors, mut differ, mut runs) = (0usize, 0usize, 0usize);
+    for path in &files {
+        let result = Fixture::load(path).and_then(|f| {
+            let results = f.evaluate(add)?;
+            Ok((f, results))
+        });
+        let (fixture, results) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                errors += 1;
+                eprintln!("error: {e}");
+                continue;
+            }
+        };
+        for r in &results {
+            runs += 1;
+            let new = r.stats.cycles;
+            match r.expected {
+                Some(old) if old == new => {
+                    println!("{} {}: {new} unchanged", path.display(), r.sched)
+                }
+                Some(old) => println!("{} {}: {old} → {new}", path.display(), r.sched),
+                None => println!("{} {}: (none) → {new}", path.display(), r.sched),
+            }
+            if !r.matches() {
+                differ += 1;
+            }
+        }
+        if !check && let Err(e) = fixture.bless(&results) {
+            errors += 1;
+            eprintln!("error: {e}");
+        }
+    }
+    eprintln!(
+        "{} fixture{}, {runs} run{}: {differ} {}{}",
+        files.len(),
+        if files.len() == 1 { "" } else { "s" },
+        if runs == 1 { "" } else { "s" },
+        if check { "differ" } else { "rewritten" },
+        if errors > 0 {
+            format!(", {errors} with errors")
+        } else {
+            String::new()
+        }
+    );
+    if errors > 0 {
+        ExitCode::from(2)
+    } else if check && differ > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
@@ -376,6 +459,7 @@ fn main() -> ExitCode {
                 Err(e) => report_run_error(e, colour),
             }
         }
+        Command::Bless { paths, check, add } => bless(&paths, check, &add),
         Command::Config { spec, sets } => match gpusim::config::load_config(&spec, &sets) {
             Ok(c) => {
                 print!("{}", c.to_toml());

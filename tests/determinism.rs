@@ -1,0 +1,58 @@
+//! Determinism: the same timed run twice gives byte-identical JSON
+//! statistics, and idle skipping (jumping the clock over cycles in which
+//! nothing can change) does not change any statistic. Runs the fixtures'
+//! workloads (`fixtures/tiny/`) under each scheduler they record.
+
+use std::path::Path;
+
+use gpusim::fixture::Fixture;
+
+const FIXTURES: &[&str] = &[
+    "fixtures/tiny/spmv_scalar.toml",
+    "fixtures/tiny/histogram256.toml",
+    "fixtures/tiny/bfs.toml",
+    "fixtures/tiny/spin_mutex_global.toml",
+];
+
+fn json(f: &Fixture, sched: &str, idle_skip: bool) -> String {
+    let set = [("sim.idle_skip".to_string(), idle_skip.to_string())];
+    let run = f.run(sched, &set).unwrap_or_else(|e| panic!("{e}"));
+    serde_json::to_string(&run.stats).expect("stats serialize")
+}
+
+fn each_run(mut check: impl FnMut(&Fixture, &str)) {
+    for path in FIXTURES {
+        let f = Fixture::load(Path::new(path)).unwrap_or_else(|e| panic!("{e}"));
+        let scheds: Vec<&str> = f.schedulers().collect();
+        assert!(!scheds.is_empty(), "{path}");
+        for s in scheds {
+            check(&f, s);
+        }
+    }
+}
+
+#[test]
+fn the_same_run_twice_gives_identical_json() {
+    each_run(|f, s| {
+        let a = json(f, s, true);
+        let b = json(f, s, true);
+        assert!(
+            a == b,
+            "{} {s}: two runs differ:\n{a}\n{b}",
+            f.path.display()
+        );
+    });
+}
+
+#[test]
+fn idle_skipping_does_not_change_the_stats() {
+    each_run(|f, s| {
+        let on = json(f, s, true);
+        let off = json(f, s, false);
+        assert!(
+            on == off,
+            "{} {s}: sim.idle_skip=true and false differ:\n{on}\n{off}",
+            f.path.display()
+        );
+    });
+}
