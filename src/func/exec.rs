@@ -8,6 +8,7 @@
 //! Integer division by zero gives all ones (quotient) and the dividend
 //! (remainder), as NVIDIA GPUs do; `MIN / -1` wraps.
 
+use crate::func::decode::{Fast, FastOp, FastSrc, NO_GUARD};
 use crate::func::dyninst::{DynInst, MemAccess};
 use crate::func::error::{SimError, SimErrorData, SimErrorKind};
 use crate::func::float::*;
@@ -221,9 +222,82 @@ fn store(w: &mut Warp, d: Dst, m: u64, n: usize, t: Type, vals: &[u64; 64]) {
     }
 }
 
+/// The lane count the interpreter specialises for (NVIDIA warps): whole-warp
+/// loops over fixed-size arrays, no `memcpy` calls, branch-free masking.
+const W32: usize = 32;
+
+/// [`fetch`] for exactly `N` lanes, by value (no scratch buffer needed).
+#[inline(always)]
+fn fetch_n<const N: usize>(w: &Warp, v: Val) -> [u64; N] {
+    match v {
+        Val::Reg(o) => w.regs[o..o + N].try_into().expect("register row"),
+        Val::Imm(x) => [x; N],
+        Val::Tid(d) => {
+            let t: &[u32; N] = w.tid[d][..N].try_into().expect("tid row");
+            let mut r = [0u64; N];
+            for l in 0..N {
+                r[l] = u64::from(t[l]);
+            }
+            r
+        }
+        Val::Lane => {
+            let mut r = [0u64; N];
+            for (l, v) in r.iter_mut().enumerate() {
+                *v = l as u64;
+            }
+            r
+        }
+        Val::Pred(p, neg) => {
+            let bits = w.preds[p] ^ if neg { u64::MAX } else { 0 };
+            let mut r = [0u64; N];
+            for (l, v) in r.iter_mut().enumerate() {
+                *v = bits >> l & 1;
+            }
+            r
+        }
+    }
+}
+
+/// [`store`] for exactly `N` lanes: inactive lanes keep their value
+/// (a per-lane select instead of a loop over set bits).
+#[inline(always)]
+fn store_n<const N: usize>(w: &mut Warp, d: Dst, m: u64, t: Type, vals: &[u64; N]) {
+    let tb = t.bits();
+    let dm = mask_bits(d.bits);
+    let ds: &mut [u64; N] = (&mut w.regs[d.off..d.off + N])
+        .try_into()
+        .expect("register row");
+    if tb < d.bits && t.is_signed() {
+        for l in lanes(m) {
+            ds[l] = sext(vals[l], tb) as u64 & dm;
+        }
+        return;
+    }
+    let mk = mask_bits(tb) & dm;
+    if m == mask_bits(N as u32) {
+        for l in 0..N {
+            ds[l] = vals[l] & mk;
+        }
+    } else {
+        for l in 0..N {
+            let on = m >> l & 1 != 0;
+            ds[l] = if on { vals[l] & mk } else { ds[l] };
+        }
+    }
+}
+
 #[inline(always)]
 fn map1(w: &mut Warp, m: u64, a: Val, d: Dst, t: Type, f: impl Fn(u64) -> u64) {
     let n = w.lanes as usize;
+    if n == W32 {
+        let x = fetch_n::<W32>(w, a);
+        let mut r = [0u64; W32];
+        for l in 0..W32 {
+            r[l] = f(x[l]);
+        }
+        store_n(w, d, m, t, &r);
+        return;
+    }
     let mut s = std::mem::take(&mut w.scratch);
     let x: &mut [u64; 64] = (&mut s[..64]).try_into().expect("scratch");
     fetch(w, a, n, x);
@@ -237,6 +311,16 @@ fn map1(w: &mut Warp, m: u64, a: Val, d: Dst, t: Type, f: impl Fn(u64) -> u64) {
 #[inline(always)]
 fn map2(w: &mut Warp, m: u64, a: Val, b: Val, d: Dst, t: Type, f: impl Fn(u64, u64) -> u64) {
     let n = w.lanes as usize;
+    if n == W32 {
+        let x = fetch_n::<W32>(w, a);
+        let y = fetch_n::<W32>(w, b);
+        let mut r = [0u64; W32];
+        for l in 0..W32 {
+            r[l] = f(x[l], y[l]);
+        }
+        store_n(w, d, m, t, &r);
+        return;
+    }
     let mut s = std::mem::take(&mut w.scratch);
     let (x, rest) = s.split_at_mut(64);
     let x: &mut [u64; 64] = x.try_into().expect("scratch");
@@ -263,6 +347,17 @@ fn map3(
     f: impl Fn(u64, u64, u64) -> u64,
 ) {
     let n = w.lanes as usize;
+    if n == W32 {
+        let x = fetch_n::<W32>(w, a);
+        let y = fetch_n::<W32>(w, b);
+        let z = fetch_n::<W32>(w, c);
+        let mut r = [0u64; W32];
+        for l in 0..W32 {
+            r[l] = f(x[l], y[l], z[l]);
+        }
+        store_n(w, d, m, t, &r);
+        return;
+    }
     let mut s = std::mem::take(&mut w.scratch);
     let (x, rest) = s.split_at_mut(64);
     let (y, z) = rest.split_at_mut(64);
@@ -366,6 +461,110 @@ impl<'a> Exec<'_, '_, 'a> {
     }
 }
 
+/// A source of a fast instruction for all 32 lanes.
+#[inline(always)]
+fn src32(regs: &[u64], s: FastSrc) -> [u64; W32] {
+    match s {
+        FastSrc::Reg(r) => {
+            let o = r as usize * W32;
+            regs[o..o + W32].try_into().expect("register row")
+        }
+        FastSrc::Imm(x) => [x; W32],
+    }
+}
+
+/// Writes `r & mask` to the lanes `m` of register `d` (32 lanes).
+#[inline(always)]
+fn write32(regs: &mut [u64], d: u32, m: u64, mask: u64, r: &[u64; W32]) {
+    let o = d as usize * W32;
+    let ds: &mut [u64; W32] = (&mut regs[o..o + W32]).try_into().expect("register row");
+    if m == mask_bits(W32 as u32) {
+        for l in 0..W32 {
+            ds[l] = r[l] & mask;
+        }
+    } else {
+        for l in 0..W32 {
+            ds[l] = if m >> l & 1 != 0 { r[l] & mask } else { ds[l] };
+        }
+    }
+}
+
+#[inline(always)]
+fn bin32(w: &mut Warp, f: &Fast, m: u64, op: impl Fn(u64, u64) -> u64) {
+    let x = src32(&w.regs, f.a);
+    let y = src32(&w.regs, f.b);
+    let mut r = [0u64; W32];
+    for l in 0..W32 {
+        r[l] = op(x[l], y[l]);
+    }
+    write32(&mut w.regs, f.dst, m, f.mask, &r);
+}
+
+#[inline(always)]
+fn tern32(w: &mut Warp, f: &Fast, m: u64, op: impl Fn(u64, u64, u64) -> u64) {
+    let x = src32(&w.regs, f.a);
+    let y = src32(&w.regs, f.b);
+    let z = src32(&w.regs, f.c);
+    let mut r = [0u64; W32];
+    for l in 0..W32 {
+        r[l] = op(x[l], y[l], z[l]);
+    }
+    write32(&mut w.regs, f.dst, m, f.mask, &r);
+}
+
+/// Executes a pre-decoded ALU instruction of a 32-lane warp for the lanes
+/// `m`; `false` (nothing done) if it has no fast form. Each arm is the
+/// general interpreter's formula for that form (see [`crate::func::decode`]).
+#[inline(never)]
+fn alu_fast32(w: &mut Warp, f: &Fast, m: u64) -> bool {
+    let tb = f.bits;
+    let fl = |x: u64| f32::from_bits(x as u32);
+    let u = |v: f32| u64::from(v.to_bits());
+    match f.op {
+        FastOp::General | FastOp::Bra | FastOp::MemScalarReg => return false,
+        FastOp::IAdd => bin32(w, f, m, |x, y| x.wrapping_add(y)),
+        FastOp::ISub => bin32(w, f, m, |x, y| x.wrapping_sub(y)),
+        FastOp::IMulLo => bin32(w, f, m, |x, y| x.wrapping_mul(y)),
+        FastOp::IMadLo => tern32(w, f, m, |x, y, z| x.wrapping_mul(y).wrapping_add(z)),
+        FastOp::IMulWideS => bin32(w, f, m, |x, y| mul_part(x, y, tb, true, MulMode::Wide)),
+        FastOp::IMulWideU => bin32(w, f, m, |x, y| mul_part(x, y, tb, false, MulMode::Wide)),
+        FastOp::IAnd => bin32(w, f, m, |x, y| x & y),
+        FastOp::IOr => bin32(w, f, m, |x, y| x | y),
+        FastOp::IXor => bin32(w, f, m, |x, y| x ^ y),
+        FastOp::IShl => bin32(w, f, m, |x, y| {
+            let s = y & 0xffff_ffff;
+            if s >= u64::from(tb) { 0 } else { x << s }
+        }),
+        FastOp::IShrU => bin32(w, f, m, |x, y| {
+            let s = y & 0xffff_ffff;
+            if s >= u64::from(tb) { 0 } else { x >> s }
+        }),
+        FastOp::IShrS => bin32(w, f, m, |x, y| {
+            (sext(x, tb) >> (y & 0xffff_ffff).min(63)) as u64
+        }),
+        FastOp::Mov => {
+            let x = src32(&w.regs, f.a);
+            write32(&mut w.regs, f.dst, m, f.mask, &x);
+        }
+        FastOp::FAdd32 => bin32(w, f, m, |x, y| u(fl(x) + fl(y))),
+        FastOp::FSub32 => bin32(w, f, m, |x, y| u(fl(x) - fl(y))),
+        FastOp::FMul32 => bin32(w, f, m, |x, y| u(fl(x) * fl(y))),
+        FastOp::FFma32 => tern32(w, f, m, |x, y, z| u(fl(x).mul_add(fl(y), fl(z)))),
+        FastOp::SetpInt => {
+            let x = src32(&w.regs, f.a);
+            let y = src32(&w.regs, f.b);
+            let r = setp_mask(f.ty, f.cmp, false, &x, &y);
+            let p = f.dst as usize;
+            w.preds[p] = (w.preds[p] & !m) | (r & m);
+            if f.dst2 != NO_GUARD {
+                let q = f.dst2 as usize;
+                w.preds[q] = (w.preds[q] & !m) | (!r & m);
+            }
+        }
+    }
+    true
+}
+
 /// Executes the warp's next instruction. The warp must not be finished.
 pub fn exec(w: &mut Warp, cx: &mut ExecCtx<'_>) -> Result<DynInst, SimError> {
     let mut d = DynInst::blank();
@@ -376,16 +575,16 @@ pub fn exec(w: &mut Warp, cx: &mut ExecCtx<'_>) -> Result<DynInst, SimError> {
 /// [`exec`] writing into a caller-owned record (the functional driver reuses
 /// one, so the hot loop does not copy a fresh record out of every call).
 pub fn exec_into(w: &mut Warp, cx: &mut ExecCtx<'_>, out: &mut DynInst) -> Result<(), SimError> {
-    let pc = w.stack.pc().expect("exec on a finished warp");
+    let (pc, active) = match w.stack.top() {
+        Some(e) => (e.pc, e.mask),
+        None => panic!("exec on a finished warp"),
+    };
     let n = w.lanes as usize;
-    let inst = &cx.kernel.insts[pc as usize];
-    let active = w.stack.active();
-    let exec_mask = match inst.guard {
-        None => active,
-        Some(g) => {
-            let p = w.preds[g.pred.0 as usize];
-            active & if g.negate { !p } else { p }
-        }
+    let f = &cx.info.fast[pc as usize];
+    let exec_mask = if f.guard == NO_GUARD {
+        active
+    } else {
+        active & (w.preds[f.guard as usize] ^ f.guard_neg)
     };
     w.executed += 1;
     *out = DynInst {
@@ -398,8 +597,14 @@ pub fn exec_into(w: &mut Warp, cx: &mut ExecCtx<'_>, out: &mut DynInst) -> Resul
         mem: None,
         barrier: false,
         exit: false,
-        waiting: DynInst::is_waiting_inst(inst),
+        waiting: f.waiting,
     };
+    if n == W32 && alu_fast32(w, f, exec_mask) {
+        w.stack.goto(pc + 1);
+        out.next_pc = w.stack.pc();
+        return Ok(());
+    }
+    let inst = &cx.kernel.insts[pc as usize];
     let d = out;
     let op = inst.op;
     let kernel = cx.kernel;
@@ -782,47 +987,27 @@ impl<'a> Exec<'_, '_, 'a> {
 
     fn setp(&mut self, inst: &Inst, m: u64, a: Val, b: Val, c: Val) {
         let t = inst.ty;
-        let tb = t.bits();
         let ftz = inst.mods.has(flag::FTZ);
         let cmp = inst.mods.cmp;
         let w = &mut *self.w;
         let n = w.lanes as usize;
-        let mut s = std::mem::take(&mut w.scratch);
-        let (x, y) = s.split_at_mut(64);
-        let x: &mut [u64; 64] = x.try_into().expect("scratch");
-        let y: &mut [u64; 64] = (&mut y[..64]).try_into().expect("scratch");
-        fetch(w, a, n, x);
-        fetch(w, b, n, y);
         // Comparison results of every lane as a mask (inactive lanes are
         // computed too and masked off below).
-        let mut r = 0u64;
-        match t.kind() {
-            TypeKind::Float => {
-                for l in 0..n {
-                    let (fx, fy) = if tb == 32 {
-                        let f = |v: u64| {
-                            let f = f32::from_bits(v as u32);
-                            f64::from(if ftz { ftz32(f) } else { f })
-                        };
-                        (f(x[l]), f(y[l]))
-                    } else {
-                        (f64::from_bits(x[l]), f64::from_bits(y[l]))
-                    };
-                    r |= u64::from(cmp_float(cmp, fx, fy)) << l;
-                }
-            }
-            TypeKind::Signed => {
-                for l in 0..n {
-                    r |= u64::from(cmp_ord(cmp, sext(x[l], tb).cmp(&sext(y[l], tb)))) << l;
-                }
-            }
-            _ => {
-                for l in 0..n {
-                    r |= u64::from(cmp_ord(cmp, x[l].cmp(&y[l]))) << l;
-                }
-            }
-        }
-        w.scratch = s;
+        let r = if n == W32 {
+            let x = fetch_n::<W32>(w, a);
+            let y = fetch_n::<W32>(w, b);
+            setp_mask(t, cmp, ftz, &x, &y)
+        } else {
+            let mut s = std::mem::take(&mut w.scratch);
+            let (x, y) = s.split_at_mut(64);
+            let x: &mut [u64; 64] = x.try_into().expect("scratch");
+            let y: &mut [u64; 64] = (&mut y[..64]).try_into().expect("scratch");
+            fetch(w, a, n, x);
+            fetch(w, b, n, y);
+            let r = setp_mask(t, cmp, ftz, &x[..n], &y[..n]);
+            w.scratch = s;
+            r
+        };
         let (pv, qv) = match inst.mods.bool_op {
             None => (r, !r),
             Some(op) => {
@@ -1070,12 +1255,24 @@ impl<'a> Exec<'_, '_, 'a> {
             inst.mods.space
         };
         let base = reg.0 as usize * self.n;
-        for l in lanes(m) {
-            self.w.addrs[l] = self.w.regs[base + l].wrapping_add(offset as u64);
-        }
+        let (lo, hi, any) = lane_addrs(self.w, m, base, offset as u64);
         let write = inst.op == Opcode::St;
+        // Fast path: a 32-lane warp whose accesses are all aligned and all
+        // fall inside one memory (one allocation for global) is checked once
+        // for the whole address range. Anything else takes the per-lane
+        // loops below, which find and report the first failing lane.
+        let fast = self.n == W32 && m != 0 && any & align == 0;
+        let access = MemAccess {
+            space,
+            size: esize as u32,
+            write,
+            atomic: None,
+        };
         if write {
             let value = self.val(inst.src[1]);
+            if fast && store_range(self.w, self.cx, space, esize, m, lo, hi, value) {
+                return Ok(access);
+            }
             // Shared and global stores of 4 and 8 bytes: specialised loops.
             let failed = match (space, esize) {
                 (Space::Shared, 4) => store_lanes::<4>(self.w, m, value, |a, v| {
@@ -1118,6 +1315,9 @@ impl<'a> Exec<'_, '_, 'a> {
             }
         } else {
             let d = self.dst(inst.dst);
+            if fast && load_range(self.w, self.cx, space, esize, m, lo, hi, d, t) {
+                return Ok(access);
+            }
             // One specialised loop per (space, size): the size is a constant
             // and the space is not re-examined per lane.
             let failed = match (space, esize) {
@@ -1357,6 +1557,221 @@ impl<'a> Exec<'_, '_, 'a> {
     }
 }
 
+/// Lane mask of `x[l] cmp y[l]` over the lanes of `x` (setp of type `t`).
+#[inline(always)]
+fn setp_mask(t: Type, cmp: CmpOp, ftz: bool, x: &[u64], y: &[u64]) -> u64 {
+    let tb = t.bits();
+    #[inline(always)]
+    fn mask_of(x: &[u64], y: &[u64], f: impl Fn(u64, u64) -> bool) -> u64 {
+        let mut r = 0u64;
+        for (l, (&a, &b)) in x.iter().zip(y).enumerate() {
+            r |= u64::from(f(a, b)) << l;
+        }
+        r
+    }
+    // Integer comparisons: one loop per ordering test (the unsigned and
+    // unordered spellings test the same ordering of integers).
+    macro_rules! by_order {
+        ($k:expr) => {{
+            let k = $k;
+            match cmp {
+                CmpOp::Eq | CmpOp::Equ => mask_of(x, y, |a, b| k(a) == k(b)),
+                CmpOp::Ne | CmpOp::Neu => mask_of(x, y, |a, b| k(a) != k(b)),
+                CmpOp::Lt | CmpOp::Lo | CmpOp::Ltu => mask_of(x, y, |a, b| k(a) < k(b)),
+                CmpOp::Le | CmpOp::Ls | CmpOp::Leu => mask_of(x, y, |a, b| k(a) <= k(b)),
+                CmpOp::Gt | CmpOp::Hi | CmpOp::Gtu => mask_of(x, y, |a, b| k(a) > k(b)),
+                CmpOp::Ge | CmpOp::Hs | CmpOp::Geu => mask_of(x, y, |a, b| k(a) >= k(b)),
+                CmpOp::Num => mask_of(x, y, |_, _| true),
+                CmpOp::Nan => 0,
+            }
+        }};
+    }
+    match t.kind() {
+        TypeKind::Float => mask_of(x, y, |a, b| {
+            let (fx, fy) = if tb == 32 {
+                let f = |v: u64| {
+                    let f = f32::from_bits(v as u32);
+                    f64::from(if ftz { ftz32(f) } else { f })
+                };
+                (f(a), f(b))
+            } else {
+                (f64::from_bits(a), f64::from_bits(b))
+            };
+            cmp_float(cmp, fx, fy)
+        }),
+        TypeKind::Signed => by_order!(|v: u64| sext(v, tb)),
+        _ => by_order!(|v: u64| v),
+    }
+}
+
+/// Computes the addresses `regs[base + l] + offset` of the lanes of `m`
+/// into `w.addrs` (other lanes keep theirs); returns the lowest and highest
+/// address and the OR of all of them (for one alignment test).
+#[inline(always)]
+fn lane_addrs(w: &mut Warp, m: u64, base: usize, offset: u64) -> (u64, u64, u64) {
+    let (mut lo, mut hi, mut any) = (u64::MAX, 0u64, 0u64);
+    if w.lanes as usize == W32 && m == mask_bits(W32 as u32) {
+        let r: &[u64; W32] = w.regs[base..base + W32].try_into().expect("register row");
+        let a: &mut [u64; W32] = (&mut w.addrs[..W32]).try_into().expect("addrs");
+        for l in 0..W32 {
+            let x = r[l].wrapping_add(offset);
+            a[l] = x;
+            lo = lo.min(x);
+            hi = hi.max(x);
+            any |= x;
+        }
+    } else {
+        for l in lanes(m) {
+            let x = w.regs[base + l].wrapping_add(offset);
+            w.addrs[l] = x;
+            lo = lo.min(x);
+            hi = hi.max(x);
+            any |= x;
+        }
+    }
+    (lo, hi, any)
+}
+
+/// The bytes `[lo, hi + size)` of `space` as a slice (index 0 = address
+/// `lo`), if that whole range lies inside one memory (one allocation for
+/// global memory).
+#[inline(always)]
+fn range_of<'m>(
+    global: &'m mut GlobalMemory,
+    shared: &'m mut [u8],
+    params: &'m [u8],
+    space: Space,
+    lo: u64,
+    hi: u64,
+    size: usize,
+) -> Option<RangeMem<'m>> {
+    let end = hi.checked_add(size as u64)?;
+    match space {
+        Space::Global => {
+            let (base, bytes) = global.range_mut(lo, end)?;
+            let (s, e) = ((lo - base) as usize, (end - base) as usize);
+            Some(RangeMem::Mut(&mut bytes[s..e]))
+        }
+        Space::Shared => {
+            let e = usize::try_from(end).ok()?;
+            shared.get_mut(lo as usize..e).map(RangeMem::Mut)
+        }
+        Space::Param => {
+            let e = usize::try_from(end).ok()?;
+            params.get(lo as usize..e).map(RangeMem::Ref)
+        }
+        _ => None,
+    }
+}
+
+/// A validated address range of some memory.
+enum RangeMem<'m> {
+    Mut(&'m mut [u8]),
+    Ref(&'m [u8]),
+}
+
+/// Reads an `N`-byte value at offset `o` of a validated range.
+#[inline(always)]
+fn range_read<const N: usize>(mem: &[u8], o: u64) -> u64 {
+    slice_read_n::<N>(mem, o).unwrap_or(0)
+}
+
+/// Runs `f` for every lane of `m` in lane order (a counted loop for a full
+/// 32-lane mask).
+#[inline(always)]
+fn each_lane(m: u64, mut f: impl FnMut(usize)) {
+    if m == mask_bits(W32 as u32) {
+        for l in 0..W32 {
+            f(l)
+        }
+    } else {
+        for l in lanes(m) {
+            f(l)
+        }
+    }
+}
+
+/// The range fast path of a scalar load of a 32-lane warp (addresses in
+/// `w.addrs`, all aligned): `false` (nothing done) unless every lane's
+/// access lies inside one memory.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn load_range(
+    w: &mut Warp,
+    cx: &mut ExecCtx<'_>,
+    space: Space,
+    size: usize,
+    m: u64,
+    lo: u64,
+    hi: u64,
+    d: Dst,
+    t: Type,
+) -> bool {
+    let Some(mem) = range_of(cx.global, cx.shared, cx.params, space, lo, hi, size) else {
+        return false;
+    };
+    let mem: &[u8] = match mem {
+        RangeMem::Mut(m) => m,
+        RangeMem::Ref(m) => m,
+    };
+    let addrs: &[u64; W32] = w.addrs[..W32].try_into().expect("addrs");
+    let mut vals = [0u64; W32];
+    macro_rules! gather {
+        ($n:literal) => {
+            each_lane(m, |l| vals[l] = range_read::<$n>(mem, addrs[l] - lo))
+        };
+    }
+    match size {
+        4 => gather!(4),
+        8 => gather!(8),
+        2 => gather!(2),
+        1 => gather!(1),
+        _ => return false,
+    }
+    store_n(w, d, m, t, &vals);
+    true
+}
+
+/// The range fast path of a scalar store of a 32-lane warp, like
+/// [`load_range`]; lanes write in lane order.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn store_range(
+    w: &mut Warp,
+    cx: &mut ExecCtx<'_>,
+    space: Space,
+    size: usize,
+    m: u64,
+    lo: u64,
+    hi: u64,
+    value: Val,
+) -> bool {
+    if !matches!(space, Space::Global | Space::Shared) {
+        return false;
+    }
+    let Some(RangeMem::Mut(mem)) = range_of(cx.global, cx.shared, cx.params, space, lo, hi, size)
+    else {
+        return false;
+    };
+    let vals = fetch_n::<W32>(w, value);
+    let addrs: &[u64; W32] = w.addrs[..W32].try_into().expect("addrs");
+    macro_rules! scatter {
+        ($n:literal) => {
+            each_lane(m, |l| {
+                slice_write_n::<$n>(mem, addrs[l] - lo, vals[l]);
+            })
+        };
+    }
+    match size {
+        4 => scatter!(4),
+        8 => scatter!(8),
+        2 => scatter!(2),
+        1 => scatter!(1),
+        _ => return false,
+    }
+    true
+}
+
 fn sat_or_wrap(x: u64, y: u64, bits: u32, signed: bool, sat: bool, add: bool) -> u64 {
     if sat && signed && bits == 32 {
         let (a, b) = (sext(x, 32), sext(y, 32));
@@ -1421,22 +1836,6 @@ fn bfi(f: u64, b: u64, pos: u32, len: u32, bits: u32) -> u64 {
         i += 1;
     }
     d
-}
-
-/// Integer comparison from an ordering (operands already signed or not).
-#[inline(always)]
-fn cmp_ord(op: CmpOp, o: std::cmp::Ordering) -> bool {
-    use std::cmp::Ordering::*;
-    match op {
-        CmpOp::Eq | CmpOp::Equ => o == Equal,
-        CmpOp::Ne | CmpOp::Neu => o != Equal,
-        CmpOp::Lt | CmpOp::Lo | CmpOp::Ltu => o == Less,
-        CmpOp::Le | CmpOp::Ls | CmpOp::Leu => o != Greater,
-        CmpOp::Gt | CmpOp::Hi | CmpOp::Gtu => o == Greater,
-        CmpOp::Ge | CmpOp::Hs | CmpOp::Geu => o != Less,
-        CmpOp::Num => true,
-        CmpOp::Nan => false,
-    }
 }
 
 fn cmp_float(op: CmpOp, a: f64, b: f64) -> bool {
