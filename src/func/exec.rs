@@ -279,9 +279,10 @@ fn store_n<const N: usize>(w: &mut Warp, d: Dst, m: u64, t: Type, vals: &[u64; N
             ds[l] = vals[l] & mk;
         }
     } else {
+        // Branch-free per-lane select (divergent masks are unpredictable).
         for l in 0..N {
-            let on = m >> l & 1 != 0;
-            ds[l] = if on { vals[l] & mk } else { ds[l] };
+            let lm = ((m & (1u64 << l) != 0) as u64).wrapping_neg();
+            ds[l] = (vals[l] & mk & lm) | (ds[l] & !lm);
         }
     }
 }
@@ -483,8 +484,11 @@ fn write32(regs: &mut [u64], d: u32, m: u64, mask: u64, r: &[u64; W32]) {
             ds[l] = r[l] & mask;
         }
     } else {
+        // Branch-free per-lane select (divergent masks are unpredictable).
         for l in 0..W32 {
-            ds[l] = if m >> l & 1 != 0 { r[l] & mask } else { ds[l] };
+            let on = (m & (1u64 << l) != 0) as u64;
+            let lm = on.wrapping_neg();
+            ds[l] = (r[l] & mask & lm) | (ds[l] & !lm);
         }
     }
 }
