@@ -21,6 +21,8 @@ pub enum FastSrc {
     Reg(u32),
     /// An immediate or a variable's address.
     Imm(u64),
+    /// A special register (read at execution).
+    Special(SpecialReg),
 }
 
 /// The operation of a fast instruction (the semantics of the general
@@ -67,6 +69,9 @@ pub enum FastOp {
     SetpInt,
     /// `ld`/`st` of one value in an explicit space through `[reg+offset]`.
     MemScalarReg,
+    /// `ld.param` of one value from `[param+offset]` into a register (the
+    /// parameter-buffer address in [`Fast::b`]).
+    LdParam,
     /// `bra`
     Bra,
 }
@@ -117,7 +122,7 @@ pub fn decode(kernel: &Kernel, reg_bits: &[u8], var_addr: &[u64]) -> Vec<Fast> {
     kernel
         .insts
         .iter()
-        .map(|i| decode_one(i, reg_bits, var_addr))
+        .map(|i| decode_one(kernel, i, reg_bits, var_addr))
         .collect()
 }
 
@@ -127,11 +132,12 @@ fn src(o: Operand, var_addr: &[u64]) -> Option<FastSrc> {
         Operand::Imm(x) => Some(FastSrc::Imm(x)),
         Operand::VarAddr(v) => Some(FastSrc::Imm(var_addr[v.0 as usize])),
         Operand::None => Some(FastSrc::Imm(0)),
+        Operand::Special(s) => Some(FastSrc::Special(s)),
         _ => None,
     }
 }
 
-fn decode_one(inst: &Inst, reg_bits: &[u8], var_addr: &[u64]) -> Fast {
+fn decode_one(kernel: &Kernel, inst: &Inst, reg_bits: &[u8], var_addr: &[u64]) -> Fast {
     let (guard, guard_neg) = match inst.guard {
         Some(g) => (g.pred.0, if g.negate { u64::MAX } else { 0 }),
         None => (NO_GUARD, 0),
@@ -151,7 +157,7 @@ fn decode_one(inst: &Inst, reg_bits: &[u8], var_addr: &[u64]) -> Fast {
         c: FastSrc::Imm(0),
         waiting: crate::func::DynInst::is_waiting_inst(inst),
     };
-    if let Some(op) = fast_op(inst, reg_bits, var_addr, &mut f) {
+    if let Some(op) = fast_op(kernel, inst, reg_bits, var_addr, &mut f) {
         f.op = op;
     }
     f
@@ -159,12 +165,36 @@ fn decode_one(inst: &Inst, reg_bits: &[u8], var_addr: &[u64]) -> Fast {
 
 /// The fast form of `inst`, filling `f`'s operands; `None` when the
 /// general interpreter must run it.
-fn fast_op(inst: &Inst, reg_bits: &[u8], var_addr: &[u64], f: &mut Fast) -> Option<FastOp> {
+fn fast_op(
+    kernel: &Kernel,
+    inst: &Inst,
+    reg_bits: &[u8],
+    var_addr: &[u64],
+    f: &mut Fast,
+) -> Option<FastOp> {
     let t = inst.ty;
     let tb = t.bits();
     let mods = &inst.mods;
     match inst.op {
         Opcode::Bra => return Some(FastOp::Bra),
+        Opcode::Ld
+            if mods.vec <= 1
+                && !mods.has(flag::WAIT)
+                && mods.space == Space::Param
+                && matches!(inst.dst, Operand::Reg(_)) =>
+        {
+            // `Exec::address` of `[param+offset]` in `.param` space.
+            let Operand::Addr(Address {
+                base: AddrBase::Param(p),
+                offset,
+            }) = inst.src[0]
+            else {
+                return None;
+            };
+            let base = u64::from(kernel.params.get(p.0 as usize)?.offset);
+            f.b = FastSrc::Imm(base.wrapping_add(offset as u64));
+            return Some(FastOp::LdParam);
+        }
         Opcode::Ld | Opcode::St => {
             // The conditions under which `Exec::memory` takes
             // `memory_scalar_reg`.
@@ -229,6 +259,19 @@ fn fast_op(inst: &Inst, reg_bits: &[u8], var_addr: &[u64], f: &mut Fast) -> Opti
     let signed = t.is_signed();
     let (op, st) = match (inst.op, t.kind()) {
         (Opcode::Mov, _) => (FastOp::Mov, t),
+        (Opcode::Cvta, _) => {
+            // `x ± window base`, masked to the type.
+            f.b = FastSrc::Imm(match mods.space {
+                Space::Shared => crate::func::memory::SHARED_WINDOW,
+                Space::Local => crate::func::memory::LOCAL_WINDOW,
+                _ => 0,
+            });
+            if mods.has(flag::TO) {
+                (FastOp::ISub, t)
+            } else {
+                (FastOp::IAdd, t)
+            }
+        }
         (Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Mad | Opcode::Fma, TypeKind::Float) => {
             let r = if mods.round == Round::None {
                 Round::Rn

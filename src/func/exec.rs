@@ -94,6 +94,24 @@ fn get(w: &Warp, v: Val, lane: usize) -> u64 {
     }
 }
 
+/// The value of special register `s` for warp `warp_id`.
+#[inline]
+fn special(e: &LaunchEnv, warp_id: u32, s: SpecialReg) -> Val {
+    match s {
+        SpecialReg::Tid(d) => Val::Tid(d as usize),
+        SpecialReg::LaneId => Val::Lane,
+        SpecialReg::Ntid(d) => Val::Imm(u64::from(e.ntid[d as usize])),
+        SpecialReg::Ctaid(d) => Val::Imm(u64::from(e.ctaid[d as usize])),
+        SpecialReg::Nctaid(d) => Val::Imm(u64::from(e.nctaid[d as usize])),
+        SpecialReg::WarpId => Val::Imm(u64::from(warp_id)),
+        SpecialReg::NWarpId => Val::Imm(u64::from(e.nwarpid)),
+        SpecialReg::SmId => Val::Imm(u64::from(e.smid)),
+        SpecialReg::NSmId => Val::Imm(u64::from(e.nsmid)),
+        SpecialReg::Clock => Val::Imm(e.clock & 0xffff_ffff),
+        SpecialReg::Clock64 | SpecialReg::GlobalTimer => Val::Imm(e.clock),
+    }
+}
+
 /// A destination register: offset in the register file and width.
 #[derive(Clone, Copy, Debug)]
 struct Dst {
@@ -226,6 +244,17 @@ fn store(w: &mut Warp, d: Dst, m: u64, n: usize, t: Type, vals: &[u64; 64]) {
 /// loops over fixed-size arrays, no `memcpy` calls, branch-free masking.
 const W32: usize = 32;
 
+/// The warp's operand buffers (allocated on first use: 32-lane warps
+/// never need them).
+#[inline(always)]
+fn take_scratch(w: &mut Warp) -> Vec<u64> {
+    let mut s = std::mem::take(&mut w.scratch);
+    if s.len() < 3 * 64 {
+        s.resize(3 * 64, 0);
+    }
+    s
+}
+
 /// [`fetch`] for exactly `N` lanes, by value (no scratch buffer needed).
 #[inline(always)]
 fn fetch_n<const N: usize>(w: &Warp, v: Val) -> [u64; N] {
@@ -299,7 +328,7 @@ fn map1(w: &mut Warp, m: u64, a: Val, d: Dst, t: Type, f: impl Fn(u64) -> u64) {
         store_n(w, d, m, t, &r);
         return;
     }
-    let mut s = std::mem::take(&mut w.scratch);
+    let mut s = take_scratch(w);
     let x: &mut [u64; 64] = (&mut s[..64]).try_into().expect("scratch");
     fetch(w, a, n, x);
     for v in &mut x[..n] {
@@ -322,7 +351,7 @@ fn map2(w: &mut Warp, m: u64, a: Val, b: Val, d: Dst, t: Type, f: impl Fn(u64, u
         store_n(w, d, m, t, &r);
         return;
     }
-    let mut s = std::mem::take(&mut w.scratch);
+    let mut s = take_scratch(w);
     let (x, rest) = s.split_at_mut(64);
     let x: &mut [u64; 64] = x.try_into().expect("scratch");
     let y: &mut [u64; 64] = (&mut rest[..64]).try_into().expect("scratch");
@@ -359,7 +388,7 @@ fn map3(
         store_n(w, d, m, t, &r);
         return;
     }
-    let mut s = std::mem::take(&mut w.scratch);
+    let mut s = take_scratch(w);
     let (x, rest) = s.split_at_mut(64);
     let (y, z) = rest.split_at_mut(64);
     let x: &mut [u64; 64] = x.try_into().expect("scratch");
@@ -420,22 +449,7 @@ impl<'a> Exec<'_, '_, 'a> {
             Operand::Imm(x) => Val::Imm(x),
             Operand::Pred { id, negate } => Val::Pred(id.0 as usize, negate),
             Operand::VarAddr(v) => Val::Imm(self.cx.info.var_addr[v.0 as usize]),
-            Operand::Special(s) => {
-                let e = &self.cx.env;
-                match s {
-                    SpecialReg::Tid(d) => Val::Tid(d as usize),
-                    SpecialReg::LaneId => Val::Lane,
-                    SpecialReg::Ntid(d) => Val::Imm(u64::from(e.ntid[d as usize])),
-                    SpecialReg::Ctaid(d) => Val::Imm(u64::from(e.ctaid[d as usize])),
-                    SpecialReg::Nctaid(d) => Val::Imm(u64::from(e.nctaid[d as usize])),
-                    SpecialReg::WarpId => Val::Imm(u64::from(self.w.warp_id)),
-                    SpecialReg::NWarpId => Val::Imm(u64::from(e.nwarpid)),
-                    SpecialReg::SmId => Val::Imm(u64::from(e.smid)),
-                    SpecialReg::NSmId => Val::Imm(u64::from(e.nsmid)),
-                    SpecialReg::Clock => Val::Imm(e.clock & 0xffff_ffff),
-                    SpecialReg::Clock64 | SpecialReg::GlobalTimer => Val::Imm(e.clock),
-                }
-            }
+            Operand::Special(s) => special(&self.cx.env, self.w.warp_id, s),
             _ => Val::Imm(0),
         }
     }
@@ -462,16 +476,19 @@ impl<'a> Exec<'_, '_, 'a> {
     }
 }
 
-/// A source of a fast instruction for all 32 lanes.
+/// A source of a fast instruction for all 32 lanes: a register row in
+/// place, or other values built into `buf` (no 256-byte copies).
 #[inline(always)]
-fn src32(regs: &[u64], s: FastSrc) -> [u64; W32] {
+fn src32<'r>(w: &'r Warp, env: &LaunchEnv, s: FastSrc, buf: &'r mut [u64; W32]) -> &'r [u64; W32] {
     match s {
         FastSrc::Reg(r) => {
             let o = r as usize * W32;
-            regs[o..o + W32].try_into().expect("register row")
+            return w.regs[o..o + W32].try_into().expect("register row");
         }
-        FastSrc::Imm(x) => [x; W32],
+        FastSrc::Imm(x) => *buf = [x; W32],
+        FastSrc::Special(sr) => *buf = fetch_n::<W32>(w, special(env, w.warp_id, sr)),
     }
+    buf
 }
 
 /// Writes `r & mask` to the lanes `m` of register `d` (32 lanes).
@@ -494,24 +511,30 @@ fn write32(regs: &mut [u64], d: u32, m: u64, mask: u64, r: &[u64; W32]) {
 }
 
 #[inline(always)]
-fn bin32(w: &mut Warp, f: &Fast, m: u64, op: impl Fn(u64, u64) -> u64) {
-    let x = src32(&w.regs, f.a);
-    let y = src32(&w.regs, f.b);
+fn bin32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64, op: impl Fn(u64, u64) -> u64) {
     let mut r = [0u64; W32];
-    for l in 0..W32 {
-        r[l] = op(x[l], y[l]);
+    {
+        let (mut ba, mut bb) = ([0u64; W32], [0u64; W32]);
+        let x = src32(w, env, f.a, &mut ba);
+        let y = src32(w, env, f.b, &mut bb);
+        for l in 0..W32 {
+            r[l] = op(x[l], y[l]);
+        }
     }
     write32(&mut w.regs, f.dst, m, f.mask, &r);
 }
 
 #[inline(always)]
-fn tern32(w: &mut Warp, f: &Fast, m: u64, op: impl Fn(u64, u64, u64) -> u64) {
-    let x = src32(&w.regs, f.a);
-    let y = src32(&w.regs, f.b);
-    let z = src32(&w.regs, f.c);
+fn tern32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64, op: impl Fn(u64, u64, u64) -> u64) {
     let mut r = [0u64; W32];
-    for l in 0..W32 {
-        r[l] = op(x[l], y[l], z[l]);
+    {
+        let (mut ba, mut bb, mut bc) = ([0u64; W32], [0u64; W32], [0u64; W32]);
+        let x = src32(w, env, f.a, &mut ba);
+        let y = src32(w, env, f.b, &mut bb);
+        let z = src32(w, env, f.c, &mut bc);
+        for l in 0..W32 {
+            r[l] = op(x[l], y[l], z[l]);
+        }
     }
     write32(&mut w.regs, f.dst, m, f.mask, &r);
 }
@@ -520,44 +543,44 @@ fn tern32(w: &mut Warp, f: &Fast, m: u64, op: impl Fn(u64, u64, u64) -> u64) {
 /// `m`; `false` (nothing done) if it has no fast form. Each arm is the
 /// general interpreter's formula for that form (see [`crate::func::decode`]).
 #[inline(never)]
-fn alu_fast32(w: &mut Warp, f: &Fast, m: u64) -> bool {
+fn alu_fast32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64) -> bool {
     let tb = f.bits;
     let fl = |x: u64| f32::from_bits(x as u32);
     let u = |v: f32| u64::from(v.to_bits());
     match f.op {
-        FastOp::General | FastOp::Bra | FastOp::MemScalarReg => return false,
-        FastOp::IAdd => bin32(w, f, m, |x, y| x.wrapping_add(y)),
-        FastOp::ISub => bin32(w, f, m, |x, y| x.wrapping_sub(y)),
-        FastOp::IMulLo => bin32(w, f, m, |x, y| x.wrapping_mul(y)),
-        FastOp::IMadLo => tern32(w, f, m, |x, y, z| x.wrapping_mul(y).wrapping_add(z)),
-        FastOp::IMulWideS => bin32(w, f, m, |x, y| mul_part(x, y, tb, true, MulMode::Wide)),
-        FastOp::IMulWideU => bin32(w, f, m, |x, y| mul_part(x, y, tb, false, MulMode::Wide)),
-        FastOp::IAnd => bin32(w, f, m, |x, y| x & y),
-        FastOp::IOr => bin32(w, f, m, |x, y| x | y),
-        FastOp::IXor => bin32(w, f, m, |x, y| x ^ y),
-        FastOp::IShl => bin32(w, f, m, |x, y| {
+        FastOp::General | FastOp::Bra | FastOp::MemScalarReg | FastOp::LdParam => return false,
+        FastOp::IAdd => bin32(w, env, f, m, |x, y| x.wrapping_add(y)),
+        FastOp::ISub => bin32(w, env, f, m, |x, y| x.wrapping_sub(y)),
+        FastOp::IMulLo => bin32(w, env, f, m, |x, y| x.wrapping_mul(y)),
+        FastOp::IMadLo => tern32(w, env, f, m, |x, y, z| x.wrapping_mul(y).wrapping_add(z)),
+        FastOp::IMulWideS => bin32(w, env, f, m, |x, y| mul_part(x, y, tb, true, MulMode::Wide)),
+        FastOp::IMulWideU => bin32(w, env, f, m, |x, y| {
+            mul_part(x, y, tb, false, MulMode::Wide)
+        }),
+        FastOp::IAnd => bin32(w, env, f, m, |x, y| x & y),
+        FastOp::IOr => bin32(w, env, f, m, |x, y| x | y),
+        FastOp::IXor => bin32(w, env, f, m, |x, y| x ^ y),
+        FastOp::IShl => bin32(w, env, f, m, |x, y| {
             let s = y & 0xffff_ffff;
             if s >= u64::from(tb) { 0 } else { x << s }
         }),
-        FastOp::IShrU => bin32(w, f, m, |x, y| {
+        FastOp::IShrU => bin32(w, env, f, m, |x, y| {
             let s = y & 0xffff_ffff;
             if s >= u64::from(tb) { 0 } else { x >> s }
         }),
-        FastOp::IShrS => bin32(w, f, m, |x, y| {
+        FastOp::IShrS => bin32(w, env, f, m, |x, y| {
             (sext(x, tb) >> (y & 0xffff_ffff).min(63)) as u64
         }),
-        FastOp::Mov => {
-            let x = src32(&w.regs, f.a);
-            write32(&mut w.regs, f.dst, m, f.mask, &x);
-        }
-        FastOp::FAdd32 => bin32(w, f, m, |x, y| u(fl(x) + fl(y))),
-        FastOp::FSub32 => bin32(w, f, m, |x, y| u(fl(x) - fl(y))),
-        FastOp::FMul32 => bin32(w, f, m, |x, y| u(fl(x) * fl(y))),
-        FastOp::FFma32 => tern32(w, f, m, |x, y, z| u(fl(x).mul_add(fl(y), fl(z)))),
+        FastOp::Mov => bin32(w, env, f, m, |x, _| x),
+        FastOp::FAdd32 => bin32(w, env, f, m, |x, y| u(fl(x) + fl(y))),
+        FastOp::FSub32 => bin32(w, env, f, m, |x, y| u(fl(x) - fl(y))),
+        FastOp::FMul32 => bin32(w, env, f, m, |x, y| u(fl(x) * fl(y))),
+        FastOp::FFma32 => tern32(w, env, f, m, |x, y, z| u(fl(x).mul_add(fl(y), fl(z)))),
         FastOp::SetpInt => {
-            let x = src32(&w.regs, f.a);
-            let y = src32(&w.regs, f.b);
-            let r = setp_mask(f.ty, f.cmp, false, &x, &y);
+            let (mut ba, mut bb) = ([0u64; W32], [0u64; W32]);
+            let x = src32(w, env, f.a, &mut ba);
+            let y = src32(w, env, f.b, &mut bb);
+            let r = setp_mask(f.ty, f.cmp, false, x, y);
             let p = f.dst as usize;
             w.preds[p] = (w.preds[p] & !m) | (r & m);
             if f.dst2 != NO_GUARD {
@@ -603,7 +626,7 @@ pub fn exec_into(w: &mut Warp, cx: &mut ExecCtx<'_>, out: &mut DynInst) -> Resul
         exit: false,
         waiting: f.waiting,
     };
-    if n == W32 && alu_fast32(w, f, exec_mask) {
+    if n == W32 && alu_fast32(w, &cx.env, f, exec_mask) {
         w.stack.goto(pc + 1);
         out.next_pc = w.stack.pc();
         return Ok(());
@@ -670,7 +693,23 @@ pub fn exec_into(w: &mut Warp, cx: &mut ExecCtx<'_>, out: &mut DynInst) -> Resul
             e.w.stack.goto(pc + 1);
         }
         Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red | Opcode::Wait => {
-            d.mem = Some(e.memory(exec_mask)?);
+            let f = &e.cx.info.fast[pc as usize];
+            d.mem = Some(match (f.op, inst.src[0]) {
+                (
+                    FastOp::MemScalarReg,
+                    Operand::Addr(Address {
+                        base: AddrBase::Reg(r),
+                        offset,
+                    }),
+                ) => e.memory_scalar_reg(exec_mask, r, offset)?,
+                (FastOp::LdParam, _) if n == W32 && exec_mask != 0 => {
+                    match e.ld_param32(exec_mask, f.b) {
+                        Some(acc) => acc,
+                        None => e.memory(exec_mask)?,
+                    }
+                }
+                _ => e.memory(exec_mask)?,
+            });
             e.w.stack.goto(pc + 1);
         }
         Opcode::Shfl => {
@@ -1002,7 +1041,7 @@ impl<'a> Exec<'_, '_, 'a> {
             let y = fetch_n::<W32>(w, b);
             setp_mask(t, cmp, ftz, &x, &y)
         } else {
-            let mut s = std::mem::take(&mut w.scratch);
+            let mut s = take_scratch(w);
             let (x, y) = s.split_at_mut(64);
             let x: &mut [u64; 64] = x.try_into().expect("scratch");
             let y: &mut [u64; 64] = (&mut y[..64]).try_into().expect("scratch");
@@ -1237,6 +1276,34 @@ impl<'a> Exec<'_, '_, 'a> {
             Some(lane),
             Some(addr),
         )
+    }
+
+    /// `ld.param` of one value of a 32-lane warp (every lane reads the same
+    /// parameter bytes at `addr`): read once, written to the lanes `m`.
+    /// `None` (nothing done) if the access is misaligned or out of bounds,
+    /// so that the general path reports it.
+    fn ld_param32(&mut self, m: u64, addr: FastSrc) -> Option<MemAccess> {
+        let FastSrc::Imm(a) = addr else {
+            return None;
+        };
+        let inst = self.inst();
+        let t = inst.ty;
+        let esize = t.bytes() as usize;
+        if a & (esize as u64 - 1) != 0 {
+            return None;
+        }
+        let v = slice_read(self.cx.params, a, esize)?;
+        for l in lanes(m) {
+            self.w.addrs[l] = a;
+        }
+        let d = self.dst(inst.dst);
+        store_n::<W32>(self.w, d, m, t, &[v; W32]);
+        Some(MemAccess {
+            space: Space::Param,
+            size: esize as u32,
+            write: false,
+            atomic: None,
+        })
     }
 
     /// Loads, stores, atomics, waits.
