@@ -476,21 +476,6 @@ impl<'a> Exec<'_, '_, 'a> {
     }
 }
 
-/// A source of a fast instruction for all 32 lanes: a register row in
-/// place, or other values built into `buf` (no 256-byte copies).
-#[inline(always)]
-fn src32<'r>(w: &'r Warp, env: &LaunchEnv, s: FastSrc, buf: &'r mut [u64; W32]) -> &'r [u64; W32] {
-    match s {
-        FastSrc::Reg(r) => {
-            let o = r as usize * W32;
-            return w.regs[o..o + W32].try_into().expect("register row");
-        }
-        FastSrc::Imm(x) => *buf = [x; W32],
-        FastSrc::Special(sr) => *buf = fetch_n::<W32>(w, special(env, w.warp_id, sr)),
-    }
-    buf
-}
-
 /// Writes `r & mask` to the lanes `m` of register `d` (32 lanes).
 #[inline(always)]
 fn write32(regs: &mut [u64], d: u32, m: u64, mask: u64, r: &[u64; W32]) {
@@ -510,30 +495,109 @@ fn write32(regs: &mut [u64], d: u32, m: u64, mask: u64, r: &[u64; W32]) {
     }
 }
 
+/// A fast instruction's operand for all 32 lanes: a register row read in
+/// place, or one value for every lane.
+#[derive(Clone, Copy)]
+enum Row<'r> {
+    R(&'r [u64; W32]),
+    K(u64),
+}
+
+impl Row<'_> {
+    #[inline(always)]
+    fn at(self, l: usize) -> u64 {
+        match self {
+            Row::R(r) => r[l],
+            Row::K(k) => k,
+        }
+    }
+}
+
+/// The operand `s` as a [`Row`]; per-lane special registers are built
+/// into `buf`.
+#[inline(always)]
+fn row<'r>(w: &'r Warp, env: &LaunchEnv, s: FastSrc, buf: &'r mut [u64; W32]) -> Row<'r> {
+    match s {
+        FastSrc::Reg(r) => {
+            let o = r as usize * W32;
+            Row::R(w.regs[o..o + W32].try_into().expect("register row"))
+        }
+        FastSrc::Imm(x) => Row::K(x),
+        FastSrc::Special(sr) => match special(env, w.warp_id, sr) {
+            Val::Imm(x) => Row::K(x),
+            v => {
+                *buf = fetch_n::<W32>(w, v);
+                Row::R(buf)
+            }
+        },
+    }
+}
+
+/// A two-operand fast instruction: one loop per operand form (register or
+/// constant), so constants stay in registers and loops vectorize.
 #[inline(always)]
 fn bin32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64, op: impl Fn(u64, u64) -> u64) {
     let mut r = [0u64; W32];
     {
         let (mut ba, mut bb) = ([0u64; W32], [0u64; W32]);
-        let x = src32(w, env, f.a, &mut ba);
-        let y = src32(w, env, f.b, &mut bb);
-        for l in 0..W32 {
-            r[l] = op(x[l], y[l]);
+        match (row(w, env, f.a, &mut ba), row(w, env, f.b, &mut bb)) {
+            (Row::R(x), Row::R(y)) => {
+                for l in 0..W32 {
+                    r[l] = op(x[l], y[l]);
+                }
+            }
+            (Row::R(x), Row::K(k)) => {
+                for l in 0..W32 {
+                    r[l] = op(x[l], k);
+                }
+            }
+            (Row::K(k), Row::R(y)) => {
+                for l in 0..W32 {
+                    r[l] = op(k, y[l]);
+                }
+            }
+            (Row::K(j), Row::K(k)) => r = [op(j, k); W32],
         }
     }
     write32(&mut w.regs, f.dst, m, f.mask, &r);
 }
 
+/// A three-operand fast instruction, like [`bin32`] (the common forms get
+/// their own loops).
 #[inline(always)]
 fn tern32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64, op: impl Fn(u64, u64, u64) -> u64) {
     let mut r = [0u64; W32];
     {
         let (mut ba, mut bb, mut bc) = ([0u64; W32], [0u64; W32], [0u64; W32]);
-        let x = src32(w, env, f.a, &mut ba);
-        let y = src32(w, env, f.b, &mut bb);
-        let z = src32(w, env, f.c, &mut bc);
-        for l in 0..W32 {
-            r[l] = op(x[l], y[l], z[l]);
+        let x = row(w, env, f.a, &mut ba);
+        let y = row(w, env, f.b, &mut bb);
+        let z = row(w, env, f.c, &mut bc);
+        match (x, y, z) {
+            (Row::R(x), Row::R(y), Row::R(z)) => {
+                for l in 0..W32 {
+                    r[l] = op(x[l], y[l], z[l]);
+                }
+            }
+            (Row::R(x), Row::K(k), Row::R(z)) => {
+                for l in 0..W32 {
+                    r[l] = op(x[l], k, z[l]);
+                }
+            }
+            (Row::R(x), Row::K(k), Row::K(c)) => {
+                for l in 0..W32 {
+                    r[l] = op(x[l], k, c);
+                }
+            }
+            (Row::R(x), Row::R(y), Row::K(c)) => {
+                for l in 0..W32 {
+                    r[l] = op(x[l], y[l], c);
+                }
+            }
+            (x, y, z) => {
+                for l in 0..W32 {
+                    r[l] = op(x.at(l), y.at(l), z.at(l));
+                }
+            }
         }
     }
     write32(&mut w.regs, f.dst, m, f.mask, &r);
@@ -578,9 +642,11 @@ fn alu_fast32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64) -> bool {
         FastOp::FFma32 => tern32(w, env, f, m, |x, y, z| u(fl(x).mul_add(fl(y), fl(z)))),
         FastOp::SetpInt => {
             let (mut ba, mut bb) = ([0u64; W32], [0u64; W32]);
-            let x = src32(w, env, f.a, &mut ba);
-            let y = src32(w, env, f.b, &mut bb);
-            let r = setp_mask(f.ty, f.cmp, false, x, y);
+            let r = match (row(w, env, f.a, &mut ba), row(w, env, f.b, &mut bb)) {
+                (Row::R(x), Row::R(y)) => setp_mask(f.ty, f.cmp, false, W32, |l| x[l], |l| y[l]),
+                (Row::R(x), Row::K(k)) => setp_mask(f.ty, f.cmp, false, W32, |l| x[l], |_| k),
+                (x, y) => setp_mask(f.ty, f.cmp, false, W32, |l| x.at(l), |l| y.at(l)),
+            };
             let p = f.dst as usize;
             w.preds[p] = (w.preds[p] & !m) | (r & m);
             if f.dst2 != NO_GUARD {
@@ -1039,7 +1105,7 @@ impl<'a> Exec<'_, '_, 'a> {
         let r = if n == W32 {
             let x = fetch_n::<W32>(w, a);
             let y = fetch_n::<W32>(w, b);
-            setp_mask(t, cmp, ftz, &x, &y)
+            setp_mask(t, cmp, ftz, W32, |l| x[l], |l| y[l])
         } else {
             let mut s = take_scratch(w);
             let (x, y) = s.split_at_mut(64);
@@ -1047,7 +1113,7 @@ impl<'a> Exec<'_, '_, 'a> {
             let y: &mut [u64; 64] = (&mut y[..64]).try_into().expect("scratch");
             fetch(w, a, n, x);
             fetch(w, b, n, y);
-            let r = setp_mask(t, cmp, ftz, &x[..n], &y[..n]);
+            let r = setp_mask(t, cmp, ftz, n, |l| x[l], |l| y[l]);
             w.scratch = s;
             r
         };
@@ -1630,35 +1696,48 @@ impl<'a> Exec<'_, '_, 'a> {
 
 /// Lane mask of `x[l] cmp y[l]` over the lanes of `x` (setp of type `t`).
 #[inline(always)]
-fn setp_mask(t: Type, cmp: CmpOp, ftz: bool, x: &[u64], y: &[u64]) -> u64 {
+fn setp_mask(
+    t: Type,
+    cmp: CmpOp,
+    ftz: bool,
+    n: usize,
+    x: impl Fn(usize) -> u64,
+    y: impl Fn(usize) -> u64,
+) -> u64 {
     let tb = t.bits();
     #[inline(always)]
-    fn mask_of(x: &[u64], y: &[u64], f: impl Fn(u64, u64) -> bool) -> u64 {
+    fn mask_of(
+        n: usize,
+        x: &impl Fn(usize) -> u64,
+        y: &impl Fn(usize) -> u64,
+        f: impl Fn(u64, u64) -> bool,
+    ) -> u64 {
         let mut r = 0u64;
-        for (l, (&a, &b)) in x.iter().zip(y).enumerate() {
-            r |= u64::from(f(a, b)) << l;
+        for l in 0..n {
+            r |= u64::from(f(x(l), y(l))) << l;
         }
         r
     }
+    let (x, y) = (&x, &y);
     // Integer comparisons: one loop per ordering test (the unsigned and
     // unordered spellings test the same ordering of integers).
     macro_rules! by_order {
         ($k:expr) => {{
             let k = $k;
             match cmp {
-                CmpOp::Eq | CmpOp::Equ => mask_of(x, y, |a, b| k(a) == k(b)),
-                CmpOp::Ne | CmpOp::Neu => mask_of(x, y, |a, b| k(a) != k(b)),
-                CmpOp::Lt | CmpOp::Lo | CmpOp::Ltu => mask_of(x, y, |a, b| k(a) < k(b)),
-                CmpOp::Le | CmpOp::Ls | CmpOp::Leu => mask_of(x, y, |a, b| k(a) <= k(b)),
-                CmpOp::Gt | CmpOp::Hi | CmpOp::Gtu => mask_of(x, y, |a, b| k(a) > k(b)),
-                CmpOp::Ge | CmpOp::Hs | CmpOp::Geu => mask_of(x, y, |a, b| k(a) >= k(b)),
-                CmpOp::Num => mask_of(x, y, |_, _| true),
+                CmpOp::Eq | CmpOp::Equ => mask_of(n, x, y, |a, b| k(a) == k(b)),
+                CmpOp::Ne | CmpOp::Neu => mask_of(n, x, y, |a, b| k(a) != k(b)),
+                CmpOp::Lt | CmpOp::Lo | CmpOp::Ltu => mask_of(n, x, y, |a, b| k(a) < k(b)),
+                CmpOp::Le | CmpOp::Ls | CmpOp::Leu => mask_of(n, x, y, |a, b| k(a) <= k(b)),
+                CmpOp::Gt | CmpOp::Hi | CmpOp::Gtu => mask_of(n, x, y, |a, b| k(a) > k(b)),
+                CmpOp::Ge | CmpOp::Hs | CmpOp::Geu => mask_of(n, x, y, |a, b| k(a) >= k(b)),
+                CmpOp::Num => mask_of(n, x, y, |_, _| true),
                 CmpOp::Nan => 0,
             }
         }};
     }
     match t.kind() {
-        TypeKind::Float => mask_of(x, y, |a, b| {
+        TypeKind::Float => mask_of(n, x, y, |a, b| {
             let (fx, fy) = if tb == 32 {
                 let f = |v: u64| {
                     let f = f32::from_bits(v as u32);
