@@ -1392,24 +1392,36 @@ impl<'a> Exec<'_, '_, 'a> {
             inst.mods.space
         };
         let base = reg.0 as usize * self.n;
-        let (lo, hi, any) = lane_addrs(self.w, m, base, offset as u64);
         let write = inst.op == Opcode::St;
-        // Fast path: a 32-lane warp whose accesses are all aligned and all
-        // fall inside one memory (one allocation for global) is checked once
-        // for the whole address range. Anything else takes the per-lane
-        // loops below, which find and report the first failing lane.
-        let fast = self.n == W32 && m != 0 && any & align == 0;
         let access = MemAccess {
             space,
             size: esize as u32,
             write,
             atomic: None,
         };
-        if write {
-            let value = self.val(inst.src[1]);
-            if fast && store_range(self.w, self.cx, space, esize, m, lo, hi, value) {
+        // Fast path (32-lane warps): one pass computes the addresses and
+        // accesses the memory that holds the first active lane's address
+        // (one allocation for global memory), each lane bounds-checked
+        // against it. If any lane is misaligned or outside it, nothing is
+        // kept and the per-lane loops below redo the access, reporting the
+        // first failing lane.
+        if self.n == W32 && m != 0 {
+            let done = if write {
+                let value = self.val(inst.src[1]);
+                store_fused32(self.w, self.cx, space, esize, m, base, offset as u64, value)
+            } else {
+                let d = self.dst(inst.dst);
+                load_fused32(self.w, self.cx, space, esize, m, base, offset as u64, d, t)
+            };
+            if done {
                 return Ok(access);
             }
+        }
+        for l in lanes(m) {
+            self.w.addrs[l] = self.w.regs[base + l].wrapping_add(offset as u64);
+        }
+        if write {
+            let value = self.val(inst.src[1]);
             // Shared and global stores of 4 and 8 bytes: specialised loops.
             let failed = match (space, esize) {
                 (Space::Shared, 4) => store_lanes::<4>(self.w, m, value, |a, v| {
@@ -1452,9 +1464,6 @@ impl<'a> Exec<'_, '_, 'a> {
             }
         } else {
             let d = self.dst(inst.dst);
-            if fast && load_range(self.w, self.cx, space, esize, m, lo, hi, d, t) {
-                return Ok(access);
-            }
             // One specialised loop per (space, size): the size is a constant
             // and the space is not re-examined per lane.
             let failed = match (space, esize) {
@@ -1754,76 +1763,21 @@ fn setp_mask(
     }
 }
 
-/// Computes the addresses `regs[base + l] + offset` of the lanes of `m`
-/// into `w.addrs` (other lanes keep theirs); returns the lowest and highest
-/// address and the OR of all of them (for one alignment test).
+/// The memory of `space` holding `[a, a + size)`: its base address and
+/// bytes (the whole allocation for global memory).
 #[inline(always)]
-fn lane_addrs(w: &mut Warp, m: u64, base: usize, offset: u64) -> (u64, u64, u64) {
-    let (mut lo, mut hi, mut any) = (u64::MAX, 0u64, 0u64);
-    if w.lanes as usize == W32 && m == mask_bits(W32 as u32) {
-        let r: &[u64; W32] = w.regs[base..base + W32].try_into().expect("register row");
-        let a: &mut [u64; W32] = (&mut w.addrs[..W32]).try_into().expect("addrs");
-        for l in 0..W32 {
-            let x = r[l].wrapping_add(offset);
-            a[l] = x;
-            lo = lo.min(x);
-            hi = hi.max(x);
-            any |= x;
-        }
-    } else {
-        for l in lanes(m) {
-            let x = w.regs[base + l].wrapping_add(offset);
-            w.addrs[l] = x;
-            lo = lo.min(x);
-            hi = hi.max(x);
-            any |= x;
-        }
-    }
-    (lo, hi, any)
-}
-
-/// The bytes `[lo, hi + size)` of `space` as a slice (index 0 = address
-/// `lo`), if that whole range lies inside one memory (one allocation for
-/// global memory).
-#[inline(always)]
-fn range_of<'m>(
+fn memory_at<'m>(
     global: &'m mut GlobalMemory,
     shared: &'m mut [u8],
-    params: &'m [u8],
     space: Space,
-    lo: u64,
-    hi: u64,
+    a: u64,
     size: usize,
-) -> Option<RangeMem<'m>> {
-    let end = hi.checked_add(size as u64)?;
+) -> Option<(u64, &'m mut [u8])> {
     match space {
-        Space::Global => {
-            let (base, bytes) = global.range_mut(lo, end)?;
-            let (s, e) = ((lo - base) as usize, (end - base) as usize);
-            Some(RangeMem::Mut(&mut bytes[s..e]))
-        }
-        Space::Shared => {
-            let e = usize::try_from(end).ok()?;
-            shared.get_mut(lo as usize..e).map(RangeMem::Mut)
-        }
-        Space::Param => {
-            let e = usize::try_from(end).ok()?;
-            params.get(lo as usize..e).map(RangeMem::Ref)
-        }
+        Space::Global => global.range_mut(a, a.checked_add(size as u64)?),
+        Space::Shared => Some((0, shared)),
         _ => None,
     }
-}
-
-/// A validated address range of some memory.
-enum RangeMem<'m> {
-    Mut(&'m mut [u8]),
-    Ref(&'m [u8]),
-}
-
-/// Reads an `N`-byte value at offset `o` of a validated range.
-#[inline(always)]
-fn range_read<const N: usize>(mem: &[u8], o: u64) -> u64 {
-    slice_read_n::<N>(mem, o).unwrap_or(0)
 }
 
 /// Runs `f` for every lane of `m` in lane order (a counted loop for a full
@@ -1841,34 +1795,47 @@ fn each_lane(m: u64, mut f: impl FnMut(usize)) {
     }
 }
 
-/// The range fast path of a scalar load of a 32-lane warp (addresses in
-/// `w.addrs`, all aligned): `false` (nothing done) unless every lane's
-/// access lies inside one memory.
+/// The fast path of a scalar `ld [reg+offset]` of a 32-lane warp (`m` not
+/// empty): addresses into `w.addrs`, values read from the memory holding
+/// the first active lane's address, then written to `d`. `false` (no
+/// register written) if a lane is misaligned or outside that memory.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn load_range(
+fn load_fused32(
     w: &mut Warp,
     cx: &mut ExecCtx<'_>,
     space: Space,
     size: usize,
     m: u64,
-    lo: u64,
-    hi: u64,
+    base: usize,
+    offset: u64,
     d: Dst,
     t: Type,
 ) -> bool {
-    let Some(mem) = range_of(cx.global, cx.shared, cx.params, space, lo, hi, size) else {
-        return false;
+    let regs: &[u64; W32] = w.regs[base..base + W32].try_into().expect("register row");
+    let a0 = regs[m.trailing_zeros() as usize].wrapping_add(offset);
+    let (mbase, mem): (u64, &[u8]) = match space {
+        Space::Param => (0, cx.params),
+        _ => match memory_at(cx.global, cx.shared, space, a0, size) {
+            Some((b, mem)) => (b, mem),
+            None => return false,
+        },
     };
-    let mem: &[u8] = match mem {
-        RangeMem::Mut(m) => m,
-        RangeMem::Ref(m) => m,
-    };
-    let addrs: &[u64; W32] = w.addrs[..W32].try_into().expect("addrs");
+    let addrs: &mut [u64; W32] = (&mut w.addrs[..W32]).try_into().expect("addrs");
     let mut vals = [0u64; W32];
+    let mut any = 0u64;
+    let mut ok = true;
     macro_rules! gather {
         ($n:literal) => {
-            each_lane(m, |l| vals[l] = range_read::<$n>(mem, addrs[l] - lo))
+            each_lane(m, |l| {
+                let a = regs[l].wrapping_add(offset);
+                addrs[l] = a;
+                any |= a;
+                match slice_read_n::<$n>(mem, a.wrapping_sub(mbase)) {
+                    Some(v) => vals[l] = v,
+                    None => ok = false,
+                }
+            })
         };
     }
     match size {
@@ -1878,37 +1845,53 @@ fn load_range(
         1 => gather!(1),
         _ => return false,
     }
+    if !ok || any & (size as u64 - 1) != 0 {
+        return false;
+    }
     store_n(w, d, m, t, &vals);
     true
 }
 
-/// The range fast path of a scalar store of a 32-lane warp, like
-/// [`load_range`]; lanes write in lane order.
+/// The fast path of a scalar `st [reg+offset]` of a 32-lane warp, like
+/// [`load_fused32`]: every lane is checked before any is written; lanes
+/// write in lane order.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn store_range(
+fn store_fused32(
     w: &mut Warp,
     cx: &mut ExecCtx<'_>,
     space: Space,
     size: usize,
     m: u64,
-    lo: u64,
-    hi: u64,
+    base: usize,
+    offset: u64,
     value: Val,
 ) -> bool {
-    if !matches!(space, Space::Global | Space::Shared) {
-        return false;
-    }
-    let Some(RangeMem::Mut(mem)) = range_of(cx.global, cx.shared, cx.params, space, lo, hi, size)
-    else {
+    let vals = fetch_n::<W32>(w, value);
+    let regs: &[u64; W32] = w.regs[base..base + W32].try_into().expect("register row");
+    let a0 = regs[m.trailing_zeros() as usize].wrapping_add(offset);
+    let Some((mbase, mem)) = memory_at(cx.global, cx.shared, space, a0, size) else {
         return false;
     };
-    let vals = fetch_n::<W32>(w, value);
-    let addrs: &[u64; W32] = w.addrs[..W32].try_into().expect("addrs");
+    let Some(lim) = (mem.len() as u64).checked_sub(size as u64) else {
+        return false;
+    };
+    let addrs: &mut [u64; W32] = (&mut w.addrs[..W32]).try_into().expect("addrs");
+    let mut any = 0u64;
+    let mut bad = false;
+    each_lane(m, |l| {
+        let a = regs[l].wrapping_add(offset);
+        addrs[l] = a;
+        any |= a;
+        bad |= a.wrapping_sub(mbase) > lim;
+    });
+    if bad || any & (size as u64 - 1) != 0 {
+        return false;
+    }
     macro_rules! scatter {
         ($n:literal) => {
             each_lane(m, |l| {
-                slice_write_n::<$n>(mem, addrs[l] - lo, vals[l]);
+                slice_write_n::<$n>(mem, addrs[l] - mbase, vals[l]);
             })
         };
     }
