@@ -617,10 +617,12 @@ fn alu_fast32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64) -> bool {
         FastOp::ISub => bin32(w, env, f, m, |x, y| x.wrapping_sub(y)),
         FastOp::IMulLo => bin32(w, env, f, m, |x, y| x.wrapping_mul(y)),
         FastOp::IMadLo => tern32(w, env, f, m, |x, y, z| x.wrapping_mul(y).wrapping_add(z)),
-        FastOp::IMulWideS => bin32(w, env, f, m, |x, y| mul_part(x, y, tb, true, MulMode::Wide)),
-        FastOp::IMulWideU => bin32(w, env, f, m, |x, y| {
-            mul_part(x, y, tb, false, MulMode::Wide)
+        // `mul_part(.., Wide)` keeps the low 64 bits of the (sign- or
+        // zero-extended) product, which a wrapping 64-bit multiply gives.
+        FastOp::IMulWideS => bin32(w, env, f, m, |x, y| {
+            (sext(x, tb) as u64).wrapping_mul(sext(y, tb) as u64)
         }),
+        FastOp::IMulWideU => bin32(w, env, f, m, |x, y| x.wrapping_mul(y)),
         FastOp::IAnd => bin32(w, env, f, m, |x, y| x & y),
         FastOp::IOr => bin32(w, env, f, m, |x, y| x | y),
         FastOp::IXor => bin32(w, env, f, m, |x, y| x ^ y),
