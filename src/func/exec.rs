@@ -603,6 +603,26 @@ fn tern32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64, op: impl Fn(u64, u64,
     write32(&mut w.regs, f.dst, m, f.mask, &r);
 }
 
+/// `x.mul_add(y, z)` (fused, rounded once to nearest) without the software
+/// `fmaf` call on targets without an FMA instruction. The product of two
+/// f32 is exact in f64, so `r = RN64(x*y + z)` is rounded once; rounding
+/// `r` to f32 gives the correctly rounded result unless `r` is exactly
+/// halfway between two f32 (the only case where rounding twice can differ:
+/// RN64 is monotonic and every f32 midpoint is an f64). Halfway cases,
+/// results below the f32 normal range (other midpoints), infinities and
+/// NaNs (payloads) take `mul_add` itself.
+#[inline(always)]
+fn fma32_rn(x: f32, y: f32, z: f32) -> f32 {
+    let r = f64::from(x) * f64::from(y) + f64::from(z);
+    let b = r.to_bits();
+    let e = (b >> 52) & 0x7ff;
+    if e >= 1023 - 126 && e != 0x7ff && b & 0x1fff_ffff != 0x1000_0000 {
+        r as f32
+    } else {
+        x.mul_add(y, z)
+    }
+}
+
 /// Executes a pre-decoded ALU instruction of a 32-lane warp for the lanes
 /// `m`; `false` (nothing done) if it has no fast form. Each arm is the
 /// general interpreter's formula for that form (see [`crate::func::decode`]).
@@ -641,7 +661,7 @@ fn alu_fast32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64) -> bool {
         FastOp::FAdd32 => bin32(w, env, f, m, |x, y| u(fl(x) + fl(y))),
         FastOp::FSub32 => bin32(w, env, f, m, |x, y| u(fl(x) - fl(y))),
         FastOp::FMul32 => bin32(w, env, f, m, |x, y| u(fl(x) * fl(y))),
-        FastOp::FFma32 => tern32(w, env, f, m, |x, y, z| u(fl(x).mul_add(fl(y), fl(z)))),
+        FastOp::FFma32 => tern32(w, env, f, m, |x, y, z| u(fma32_rn(fl(x), fl(y), fl(z)))),
         FastOp::SetpInt => {
             let (mut ba, mut bb) = ([0u64; W32], [0u64; W32]);
             let r = match (row(w, env, f.a, &mut ba), row(w, env, f.b, &mut bb)) {
@@ -2186,4 +2206,68 @@ pub fn perform_atomic(w: &mut Warp, global: &mut GlobalMemory, shared: &mut [u8]
         }
     }
     w.atomic_pool.push(p);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fma32_rn;
+
+    fn same(x: f32, y: f32, z: f32) {
+        let (a, b) = (fma32_rn(x, y, z), x.mul_add(y, z));
+        assert!(
+            a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan() && a.to_bits() == b.to_bits()),
+            "fma({x:e}, {y:e}, {z:e}) = {a:e} ({:#x}), mul_add gives {b:e} ({:#x})",
+            a.to_bits(),
+            b.to_bits()
+        );
+    }
+
+    #[test]
+    fn fma32_matches_mul_add() {
+        // Random bit patterns (every class: subnormals, infinities, NaNs),
+        // random values of nearby magnitudes (cancellation), and halfway
+        // cases built on purpose: x*y exact, z = half an ulp of it.
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for _ in 0..2_000_000 {
+            let r = next();
+            let (x, y, z) = (
+                f32::from_bits(r as u32),
+                f32::from_bits((r >> 32) as u32),
+                f32::from_bits(next() as u32),
+            );
+            same(x, y, z);
+            let e = |v: u64| {
+                f32::from_bits((v as u32 & 0x807f_ffff) | (127 + (v >> 40) as u32 % 8) << 23)
+            };
+            let (x, y, z) = (e(r), e(r >> 7), e(next()));
+            same(x, y, z);
+            same(x, y, -(x * y));
+            same(x, -y, x * y);
+            let p = x * y;
+            let half = f32::from_bits(p.to_bits() & 0xff80_0000) * f32::EPSILON * 0.5;
+            same(x, y, half);
+            same(x, y, -half);
+            same(x, y, half * (1.0 + f32::EPSILON));
+            same(x * 1e-30, y * 1e-8, half * 1e-38);
+        }
+        for (x, y, z) in [
+            (0.0, -1.0, 0.0),
+            (-0.0, 0.0, -0.0),
+            (f32::MAX, 2.0, -f32::MAX),
+            (f32::MAX, 1.0, f32::MAX),
+            (f32::MIN_POSITIVE, 0.5, f32::from_bits(1)),
+            (1e-20, 1e-20, 1e-45),
+            (f32::INFINITY, 0.0, 1.0),
+            (f32::NAN, 1.0, 2.0),
+            (1.0, 1.0 + f32::EPSILON, f32::EPSILON * f32::EPSILON / 2.0),
+        ] {
+            same(x, y, z);
+        }
+    }
 }
