@@ -67,12 +67,13 @@ pub enum FastOp {
     FFma32,
     /// `setp` of integers without a combining operation.
     SetpInt,
-    /// `ld`/`st` of one value in an explicit space through `[reg+offset]`.
+    /// `ld`/`st` of one value in an explicit space through `[reg+offset]`
+    /// (the register in [`Fast::a`], the offset in [`Fast::b`]).
     MemScalarReg,
     /// `ld.param` of one value from `[param+offset]` into a register (the
     /// parameter-buffer address in [`Fast::b`]).
     LdParam,
-    /// `bra`
+    /// `bra` (the target in [`Fast::dst`]).
     Bra,
 }
 
@@ -122,7 +123,15 @@ pub fn decode(kernel: &Kernel, reg_bits: &[u8], var_addr: &[u64]) -> Vec<Fast> {
     kernel
         .insts
         .iter()
-        .map(|i| decode_one(kernel, i, reg_bits, var_addr))
+        .enumerate()
+        .map(|(pc, i)| {
+            let mut f = decode_one(kernel, i, reg_bits, var_addr);
+            if f.op == FastOp::Bra {
+                // `Inst::target`, falling through when there is none.
+                f.dst = i.target().map_or(pc as u32 + 1, |t| t.0);
+            }
+            f
+        })
         .collect()
 }
 
@@ -197,18 +206,20 @@ fn fast_op(
         }
         Opcode::Ld | Opcode::St => {
             // The conditions under which `Exec::memory` takes
-            // `memory_scalar_reg`.
-            return (mods.vec <= 1
-                && !mods.has(flag::WAIT)
-                && mods.space != Space::Generic
-                && matches!(
-                    inst.src[0],
-                    Operand::Addr(Address {
-                        base: AddrBase::Reg(_),
-                        ..
-                    })
-                ))
-            .then_some(FastOp::MemScalarReg);
+            // `memory_scalar_reg` (base register in `a`, offset in `b`).
+            if mods.vec > 1 || mods.has(flag::WAIT) || mods.space == Space::Generic {
+                return None;
+            }
+            let Operand::Addr(Address {
+                base: AddrBase::Reg(r),
+                offset,
+            }) = inst.src[0]
+            else {
+                return None;
+            };
+            f.a = FastSrc::Reg(r.0);
+            f.b = FastSrc::Imm(offset as u64);
+            return Some(FastOp::MemScalarReg);
         }
         Opcode::Setp => {
             if mods.bool_op.is_some() || t.is_float() || t == Type::Pred {

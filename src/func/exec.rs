@@ -714,10 +714,38 @@ pub fn exec_into(w: &mut Warp, cx: &mut ExecCtx<'_>, out: &mut DynInst) -> Resul
         exit: false,
         waiting: f.waiting,
     };
-    if n == W32 && alu_fast32(w, &cx.env, f, exec_mask) {
-        w.stack.goto(pc + 1);
-        out.next_pc = w.stack.pc();
-        return Ok(());
+    match f.op {
+        FastOp::General | FastOp::LdParam => {}
+        FastOp::Bra => {
+            out.taken = exec_mask;
+            w.stack
+                .branch(exec_mask, f.dst, pc + 1, cx.info.rpc[pc as usize]);
+            out.next_pc = w.stack.pc();
+            return Ok(());
+        }
+        FastOp::MemScalarReg => {
+            if let (FastSrc::Reg(r), FastSrc::Imm(offset)) = (f.a, f.b) {
+                let kernel = cx.kernel;
+                let mut e = Exec {
+                    w,
+                    cx,
+                    kernel,
+                    pc,
+                    n,
+                };
+                out.mem = Some(e.memory_scalar_reg(exec_mask, RegId(r), offset as i64)?);
+                e.w.stack.goto(pc + 1);
+                out.next_pc = e.w.stack.pc();
+                return Ok(());
+            }
+        }
+        _ => {
+            if n == W32 && alu_fast32(w, &cx.env, f, exec_mask) {
+                w.stack.goto(pc + 1);
+                out.next_pc = w.stack.pc();
+                return Ok(());
+            }
+        }
     }
     let inst = &cx.kernel.insts[pc as usize];
     let d = out;
