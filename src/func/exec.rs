@@ -565,6 +565,7 @@ fn bin32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64, op: impl Fn(u64, u64) 
 /// A three-operand fast instruction, like [`bin32`] (the common forms get
 /// their own loops).
 #[inline(always)]
+#[allow(clippy::needless_range_loop)] // lane-indexed like the other forms
 fn tern32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64, op: impl Fn(u64, u64, u64) -> u64) {
     let mut r = [0u64; W32];
     {
