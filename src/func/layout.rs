@@ -1,8 +1,9 @@
 //! Per-kernel facts the interpreter precomputes once per launch: variable
-//! addresses, shared/local sizes, register widths, reconvergence PCs and
-//! op classes.
+//! addresses, shared/local sizes, register widths, reconvergence PCs, op
+//! classes and the pre-decoded instructions.
 
 use crate::analysis::KernelAnalysis;
+use crate::func::decode::{Fast, decode};
 use crate::func::dyninst::OpClass;
 use crate::func::simt_stack::NO_RPC;
 use crate::ir::{InstId, Kernel, RegRef, Space};
@@ -29,6 +30,8 @@ pub struct KernelInfo {
     pub reads: Vec<Vec<RegRef>>,
     /// Registers each instruction writes.
     pub writes: Vec<Vec<RegRef>>,
+    /// Each instruction pre-decoded for the interpreter's fast paths.
+    pub fast: Vec<Fast>,
 }
 
 impl KernelInfo {
@@ -47,7 +50,7 @@ impl KernelInfo {
             })
             .collect();
         let class = kernel.insts.iter().map(OpClass::of).collect();
-        let reg_bits = kernel.regs.iter().map(|r| r.ty.bits() as u8).collect();
+        let reg_bits: Vec<u8> = kernel.regs.iter().map(|r| r.ty.bits() as u8).collect();
         let mut var_addr = vec![0u64; kernel.vars.len()];
         let mut shared = 0u64;
         let mut local = 0u64;
@@ -74,7 +77,9 @@ impl KernelInfo {
                 var_addr[i] = dyn_base;
             }
         }
+        let fast = decode(kernel, &reg_bits, &var_addr);
         KernelInfo {
+            fast,
             rpc,
             class,
             reg_bits,

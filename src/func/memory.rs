@@ -133,6 +133,15 @@ impl GlobalMemory {
         slice_read_n::<N>(&a.bytes, addr - a.base)
     }
 
+    /// The allocation holding all of `[lo, end)`, if one does: its base
+    /// address and its bytes.
+    #[inline]
+    pub fn range_mut(&mut self, lo: u64, end: u64) -> Option<(u64, &mut [u8])> {
+        let i = self.find(lo, end.checked_sub(lo)?)?;
+        let a = &mut self.allocs[i];
+        Some((a.base, &mut a.bytes))
+    }
+
     /// Writes the low `size` bytes of `value`, little-endian.
     #[inline]
     pub fn write_uint(&mut self, addr: u64, size: usize, value: u64) -> bool {

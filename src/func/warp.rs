@@ -84,8 +84,8 @@ pub struct Warp {
     pub atomic_pool: Vec<PendingAtomic>,
     /// Warp instructions executed.
     pub executed: u64,
-    /// Operand buffers of the interpreter (3 × 64 lanes), kept to avoid
-    /// zeroing stack arrays on every instruction.
+    /// Operand buffers of the interpreter (3 × 64 lanes, allocated on first
+    /// use), kept to avoid zeroing stack arrays on every instruction.
     pub scratch: Vec<u64>,
 }
 
@@ -130,7 +130,7 @@ impl Warp {
             pending_atomics: VecDeque::new(),
             atomic_pool: Vec::new(),
             executed: 0,
-            scratch: vec![0; 3 * 64],
+            scratch: Vec::new(),
         }
     }
 
