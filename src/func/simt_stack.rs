@@ -95,18 +95,34 @@ impl SimtStack {
         } else {
             // The top becomes the reconvergence entry. When the paths only
             // meet at exit (rpc = NO_RPC) it waits there and pops once its
-            // lanes have all exited.
-            top.pc = rpc;
-            self.entries.push(Entry {
-                pc: fallthrough,
-                rpc,
-                mask: mask & !taken,
-            });
-            self.entries.push(Entry {
-                pc: target,
-                rpc,
-                mask: taken,
-            });
+            // lanes have all exited. Two reductions keep the stack bounded
+            // (GPGPU-Sim's `simt_stack::update` does the same): when the
+            // branch reconverges where the top entry already does, the top
+            // would be an entry with pc = rpc that pops as soon as it is
+            // exposed, so it is dropped instead (a loop whose back edge
+            // diverges every iteration keeps a constant depth); and a path
+            // that starts at the reconvergence PC is not pushed (it would
+            // pop at once).
+            let top_rpc = top.rpc;
+            if rpc == top_rpc {
+                self.entries.pop();
+            } else {
+                top.pc = rpc;
+            }
+            if fallthrough != rpc {
+                self.entries.push(Entry {
+                    pc: fallthrough,
+                    rpc,
+                    mask: mask & !taken,
+                });
+            }
+            if target != rpc {
+                self.entries.push(Entry {
+                    pc: target,
+                    rpc,
+                    mask: taken,
+                });
+            }
             self.reconverge();
         }
     }
@@ -162,6 +178,27 @@ mod tests {
         assert_eq!((s.pc(), s.active()), (Some(1), 0b110));
         s.exit(0b110);
         assert_eq!(s.top(), None);
+    }
+
+    #[test]
+    fn a_loop_diverging_every_iteration_keeps_its_depth() {
+        // Loop body at 5..=7, back edge at 7 to 5, exit (the ipdom) at 8,
+        // reached inside a divergent region that reconverges at 8 too.
+        let mut s = SimtStack::new(0b1111);
+        s.branch(0b0111, 5, 9, 8);
+        let depth = s.depth();
+        for live in [0b0011, 0b0001] {
+            s.goto(7);
+            s.branch(live, 5, 8, 8);
+            assert_eq!((s.pc(), s.active(), s.depth()), (Some(5), live, depth));
+        }
+        s.goto(7);
+        s.branch(0, 5, 8, 8);
+        // The loop's lanes are done; the other path (lane 3) runs, then all
+        // reconverge at 8.
+        assert_eq!((s.pc(), s.active()), (Some(9), 0b1000));
+        s.goto(8);
+        assert_eq!((s.pc(), s.active(), s.depth()), (Some(8), 0b1111, 1));
     }
 
     #[test]
