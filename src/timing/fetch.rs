@@ -55,6 +55,7 @@ impl Sm {
                 }
             }
             w.fetch_pc = p;
+            self.issue_wake = self.issue_wake.min(ready);
             return;
         }
         self.stats.icache_misses += 1;

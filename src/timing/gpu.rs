@@ -136,14 +136,28 @@ impl Gpu {
             // own next event is due (always, without idle skipping). A
             // sleeping SM's state is unchanged, so its cycles are charged
             // to the state it had when it last ran.
+            // A sleeping SM that gets replies absorbs them (cache fills,
+            // MSHRs, partial completions) and keeps sleeping unless one
+            // of them can let a stage proceed.
             for (i, sm) in self.sms.iter_mut().enumerate() {
-                if skip && now < sm.wake_at && self.per_sm[i].is_empty() {
-                    continue;
+                let mut replies = &self.per_sm[i][..];
+                if skip && now < sm.wake_at {
+                    if replies.is_empty() {
+                        continue;
+                    }
+                    sm.changed = false;
+                    for p in replies {
+                        sm.on_reply(p, ctx);
+                    }
+                    if !sm.changed {
+                        continue;
+                    }
+                    replies = &[];
                 }
                 sm.account(now - sm.last_run);
                 sm.last_run = now;
                 sm.active = false;
-                sm.cycle(now, ctx, &mut self.mem, global, &self.per_sm[i])?;
+                sm.cycle(now, ctx, &mut self.mem, global, replies)?;
                 sm.retire_ctas(now, launch_index);
             }
             if ctas.assign(self.cta_policy.as_mut(), &mut self.sms, ctx, now) {

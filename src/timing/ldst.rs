@@ -260,7 +260,9 @@ impl Sm {
             job.next += 1;
             if job.next == job.reqs.len() {
                 self.ldst_free = self.ldst_free.max(now + 1);
-                // Keep the allocation for the next job.
+                // Keep the allocation for the next job; the unit is free
+                // for the next instruction.
+                self.issue_dirty = true;
                 let mut j = self.ldst_job.take().expect("job");
                 j.reqs.clear();
                 self.spare_job = Some(j);
@@ -268,12 +270,16 @@ impl Sm {
         }
     }
 
-    /// A reply from L2 reached this SM.
+    /// A reply from L2 reached this SM. Sets `changed` if it can let
+    /// something issue or proceed (an instruction completed, an MSHR freed
+    /// for a stalled LD/ST unit, an I-cache line a warp waits for).
     pub(crate) fn on_reply(&mut self, p: &Packet, ctx: &LaunchCtx<'_>) {
-        self.active = true;
         match p.kind {
             PacketKind::Read => {
                 let i = p.tag as usize;
+                if self.ldst_stall == LdStStall::Mshr {
+                    self.changed = true;
+                }
                 let (line, owner) = (self.mshrs[i].line, self.mshrs[i].owner);
                 if self.l1d.fill(line, owner, false).is_some() {
                     self.stats.l1d.evictions += 1;
@@ -294,6 +300,7 @@ impl Sm {
                 for w in &mut self.warps {
                     if w.fetch_wait_line == Some(line) {
                         w.fetch_wait_line = None;
+                        self.changed = true;
                     }
                 }
             }
@@ -309,6 +316,8 @@ impl Sm {
             return;
         }
         f.used = false;
+        self.changed = true;
+        self.issue_dirty = true;
         let (slot, inst, long) = (f.slot as usize, f.inst, f.long);
         let w = &mut self.warps[slot];
         w.sb.release(&ctx.table[inst as usize].writes);

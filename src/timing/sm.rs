@@ -298,6 +298,14 @@ pub struct Sm {
     pub progressed: bool,
     /// Retired warps' state cycles.
     pub warp_records: Vec<WarpRecord>,
+    /// A reply changed something a stage depends on (see `on_reply`).
+    pub changed: bool,
+    /// Something the issue stage depends on changed (scoreboard, LD/ST
+    /// unit, warps added or removed, an instruction issued).
+    pub issue_dirty: bool,
+    /// The next cycle at which a time-based issue condition changes
+    /// (I-buffer arrival, unit release, barrier release, sleep end).
+    pub issue_wake: u64,
 }
 
 impl Sm {
@@ -352,6 +360,9 @@ impl Sm {
             live_slots: Vec::new(),
             progressed: false,
             warp_records: Vec::new(),
+            changed: false,
+            issue_dirty: true,
+            issue_wake: 0,
         }
     }
 
@@ -455,6 +466,7 @@ impl Sm {
         self.used[3] += need[3];
         self.used[4] += 1;
         self.active = true;
+        self.issue_dirty = true;
     }
 
     /// Retires CTAs whose warps all exited and drained (at the end of cycle
@@ -510,6 +522,7 @@ impl Sm {
             self.used[4] -= 1;
             self.stats.ctas += 1;
             self.active = true;
+            self.issue_dirty = true;
             self.progressed = true;
             retired += 1;
         }
@@ -538,6 +551,7 @@ impl Sm {
             self.active = true;
             match e {
                 SmEvent::Writeback { slot, inst } => {
+                    self.issue_dirty = true;
                     let w = &mut self.warps[slot as usize];
                     w.sb.release(&ctx.table[inst as usize].writes);
                     w.outstanding -= 1;
@@ -548,7 +562,16 @@ impl Sm {
                 SmEvent::RequestDone { id } => self.request_done(id, ctx),
             }
         }
-        self.issue(now, ctx, global)?;
+        // The issue stage's outcome depends only on state that changes
+        // through the events that set `issue_dirty`, or at known cycles
+        // (`issue_wake`); otherwise it would compute the same states again.
+        if self.issue_dirty || now >= self.issue_wake {
+            self.issue_dirty = false;
+            let before = self.stats.warp_insts;
+            self.issue(now, ctx, global)?;
+            self.issue_dirty = self.stats.warp_insts != before;
+            self.issue_wake = self.issue_wake_time(now);
+        }
         self.ldst_step(now, ctx, mem);
         self.fetch(now, ctx, mem);
         Ok(())
@@ -576,6 +599,35 @@ impl Sm {
             LdStStall::Mshr => self.stats.l1d.mshr_full += cycles,
             LdStStall::Icnt => self.stats.l1d.icnt_stall += cycles,
         }
+    }
+
+    /// The earliest cycle after `now` at which a time-based condition of
+    /// the issue stage changes.
+    pub fn issue_wake_time(&self, now: u64) -> u64 {
+        let mut next = u64::MAX;
+        let mut at = |t: u64| {
+            if t > now && t < next {
+                next = t;
+            }
+        };
+        for u in &self.units {
+            for &b in &u.busy_until {
+                at(b);
+            }
+        }
+        at(self.ldst_free);
+        for &s in &self.live_slots {
+            let w = &self.warps[s as usize];
+            if w.done {
+                continue;
+            }
+            if let Some(e) = w.ibuf.front() {
+                at(e.ready);
+            }
+            at(w.barrier_release);
+            at(w.sleep_until);
+        }
+        next
     }
 
     /// The earliest cycle after `now` at which this SM's state can change
