@@ -87,12 +87,16 @@ fn greedy_then(
     out: &mut Vec<u32>,
     rest: impl Fn(&SchedView<'_>, &mut Vec<u32>),
 ) {
-    let start = out.len();
-    rest(view, out);
-    if let Some(l) = last
-        && let Some(p) = out[start..].iter().position(|&w| w == l)
-    {
-        out[start..=start + p].rotate_right(1);
+    match last {
+        Some(l) if view.by_slot.binary_search(&l).is_ok() => {
+            out.push(l);
+            let start = out.len();
+            rest(view, out);
+            if let Some(p) = out[start..].iter().position(|&w| w == l) {
+                out.remove(start + p);
+            }
+        }
+        _ => rest(view, out),
     }
 }
 

@@ -569,8 +569,13 @@ impl Sm {
             self.issue_dirty = false;
             let before = self.stats.warp_insts;
             self.issue(now, ctx, global)?;
+            // After an issue the stage reruns next cycle anyway.
             self.issue_dirty = self.stats.warp_insts != before;
-            self.issue_wake = self.issue_wake_time(now);
+            self.issue_wake = if self.issue_dirty {
+                now + 1
+            } else {
+                self.issue_wake_time(now)
+            };
         }
         self.ldst_step(now, ctx, mem);
         self.fetch(now, ctx, mem);
