@@ -1,7 +1,8 @@
 //! Determinism: the same timed run twice gives byte-identical JSON
 //! statistics, and idle skipping (jumping the clock over cycles in which
 //! nothing can change) does not change any statistic. Runs the fixtures'
-//! workloads (`fixtures/tiny/`) under each scheduler they record.
+//! workloads (`fixtures/tiny/` and two of `fixtures/gtx480/`) under each
+//! scheduler they record.
 
 use std::path::Path;
 
@@ -12,6 +13,9 @@ const FIXTURES: &[&str] = &[
     "fixtures/tiny/histogram256.toml",
     "fixtures/tiny/bfs.toml",
     "fixtures/tiny/spin_mutex_global.toml",
+    // Several SMs: sleeping SMs, absorbed replies, CTA assignment.
+    "fixtures/gtx480/spmv_scalar.toml",
+    "fixtures/gtx480/histogram256.toml",
 ];
 
 fn json(f: &Fixture, sched: &str, idle_skip: bool) -> String {
