@@ -44,6 +44,7 @@ impl Sm {
         let line = (CODE_BASE + 8 * u64::from(pc)) / icl;
         if self.icache.access(line).is_some() {
             self.stats.icache_hits += 1;
+            w.reason_cache = None;
             let ready = now + u64::from(cfg.icache.hit_latency);
             let mut p = pc;
             while p < n && (w.ibuf.len() as u32) < cfg.core.ibuffer_entries.max(1) {

@@ -178,24 +178,91 @@ impl Sm {
         Ok(())
     }
 
-    fn reason_of(&self, slot: u32, s: usize, now: u64, ctx: &LaunchCtx<'_>) -> Stall {
-        let (ages, slots) = &self.sched_warps[s];
-        let view = SchedView {
-            now,
-            warps: ages,
-            by_slot: slots,
-            info: &self.views,
+    /// `slot`'s reason, from its cache when still valid. A cached reason
+    /// stays valid until the warp's own inputs change (issue, fetch,
+    /// writeback, barrier release: these clear the cache), until a known
+    /// cycle (I-buffer arrival, barrier release, sleep end, unit release),
+    /// and — for `structural` and ready — until any unit changes hands
+    /// (`unit_epoch`). Policies that throttle are asked every time.
+    fn reason_of(&mut self, slot: u32, s: usize, now: u64, ctx: &LaunchCtx<'_>) -> Stall {
+        let si = slot as usize;
+        if let Some((r, until, epoch)) = self.warps[si].reason_cache
+            && now < until
+            && (epoch == self.unit_epoch || !matches!(r, Stall::Structural | Stall::Issued))
+        {
+            // Debug builds check every cached reason against a fresh one.
+            #[cfg(debug_assertions)]
+            {
+                let ldst_busy = self.ldst_job.is_some() || self.ldst_free > now;
+                let (ages, slots) = &self.sched_warps[s];
+                let view = SchedView {
+                    now,
+                    warps: ages,
+                    by_slot: slots,
+                    info: &self.views,
+                };
+                let fresh = reason(
+                    &self.warps[si],
+                    slot,
+                    now,
+                    ctx,
+                    self.policies[s].as_ref(),
+                    &view,
+                    &self.units,
+                    ldst_busy,
+                );
+                debug_assert_eq!(
+                    fresh, r,
+                    "slot {slot} at {now}: stale cached reason (until {until}, epoch {epoch})"
+                );
+            }
+            return r;
+        }
+        let ldst_busy = self.ldst_job.is_some() || self.ldst_free > now;
+        let r = {
+            let (ages, slots) = &self.sched_warps[s];
+            let view = SchedView {
+                now,
+                warps: ages,
+                by_slot: slots,
+                info: &self.views,
+            };
+            reason(
+                &self.warps[si],
+                slot,
+                now,
+                ctx,
+                self.policies[s].as_ref(),
+                &view,
+                &self.units,
+                ldst_busy,
+            )
         };
-        reason(
-            &self.warps[slot as usize],
-            slot,
-            now,
-            ctx,
-            self.policies[s].as_ref(),
-            &view,
-            &self.units,
-            self.ldst_job.is_some() || self.ldst_free > now,
-        )
+        if self.policies[s].throttles() {
+            return r;
+        }
+        let w = &self.warps[si];
+        let until = match r {
+            Stall::Exit | Stall::Data | Stall::Issued => u64::MAX,
+            Stall::Barrier if w.barrier_wait => u64::MAX,
+            Stall::Barrier => w.barrier_release,
+            Stall::SyncWait => w.sleep_until,
+            Stall::Fetch | Stall::Control => w.ibuf.front().map_or(u64::MAX, |e| e.ready),
+            Stall::Structural => {
+                let head = w
+                    .ibuf
+                    .front()
+                    .expect("a structural stall has an instruction");
+                match ctx.table[head.pc as usize].unit {
+                    Unit::LdSt if self.ldst_free > now => self.ldst_free,
+                    Unit::LdSt => u64::MAX,
+                    u => self.units[u.index()].next_free(now).unwrap_or(u64::MAX),
+                }
+            }
+            Stall::Throttled | Stall::Idle => now + 1,
+        };
+        self.warps[si].reason_cache = Some((r, until, self.unit_epoch));
+        r
     }
 
     /// Issues the head instruction of `slot`: executes it functionally and
@@ -210,6 +277,8 @@ impl Sm {
     ) -> Result<(), SimError> {
         self.active = true;
         let si = slot as usize;
+        self.warps[si].reason_cache = None;
+        self.unit_epoch += 1;
         let head = self.warps[si]
             .ibuf
             .pop_front()
@@ -348,6 +417,7 @@ impl Sm {
             let w = &mut self.warps[s as usize];
             if w.barrier_wait && cta.warps[i].barrier.is_none() {
                 w.barrier_wait = false;
+                w.reason_cache = None;
                 w.barrier_release = now + u64::from(ctx.cfg.core.barrier_latency);
                 self.views[s as usize].at_barrier = false;
             }

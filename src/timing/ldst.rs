@@ -263,6 +263,7 @@ impl Sm {
                 // Keep the allocation for the next job; the unit is free
                 // for the next instruction.
                 self.issue_dirty = true;
+                self.unit_epoch += 1;
                 let mut j = self.ldst_job.take().expect("job");
                 j.reqs.clear();
                 self.spare_job = Some(j);
@@ -320,6 +321,7 @@ impl Sm {
         self.issue_dirty = true;
         let (slot, inst, long) = (f.slot as usize, f.inst, f.long);
         let w = &mut self.warps[slot];
+        w.reason_cache = None;
         w.sb.release(&ctx.table[inst as usize].writes);
         w.outstanding -= 1;
         if w.done && w.outstanding == 0 {

@@ -115,6 +115,9 @@ pub struct WarpSlot {
     pub insts: u64,
     /// Cycle its CTA was assigned.
     pub start: u64,
+    /// The last computed stall reason: (reason, valid before this cycle,
+    /// `unit_epoch` it was computed in).
+    pub reason_cache: Option<(Stall, u64, u64)>,
 }
 
 /// One resident CTA.
@@ -306,6 +309,9 @@ pub struct Sm {
     /// The next cycle at which a time-based issue condition changes
     /// (I-buffer arrival, unit release, barrier release, sleep end).
     pub issue_wake: u64,
+    /// Bumped whenever a unit or the LD/ST unit changes hands (invalidates
+    /// cached `structural` and ready reasons).
+    pub unit_epoch: u64,
 }
 
 impl Sm {
@@ -363,6 +369,7 @@ impl Sm {
             changed: false,
             issue_dirty: true,
             issue_wake: 0,
+            unit_epoch: 0,
         }
     }
 
@@ -553,6 +560,7 @@ impl Sm {
                 SmEvent::Writeback { slot, inst } => {
                     self.issue_dirty = true;
                     let w = &mut self.warps[slot as usize];
+                    w.reason_cache = None;
                     w.sb.release(&ctx.table[inst as usize].writes);
                     w.outstanding -= 1;
                     if w.done && w.outstanding == 0 {
