@@ -198,10 +198,8 @@ impl Gpu {
                 self.mem.account(1);
                 break;
             }
-            if !mem_active {
-                if let Some(t) = self.mem.next_event(now) {
-                    next = next.min(t);
-                }
+            if !mem_active && let Some(t) = self.mem.next_event(now) {
+                next = next.min(t);
             }
             if next == u64::MAX {
                 return Err(self.deadlock(ctx));
