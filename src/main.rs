@@ -37,9 +37,11 @@ enum Command {
         #[arg(long)]
         dot: bool,
     },
-    /// Run a kernel's workload: load the manifest beside the PTX (or
-    /// `--launch FILE`), run every launch, check the result against the CPU
-    /// reference. Exit status 0 on PASS, 1 on a mismatch, 2 on an error.
+    /// Run a kernel's workload on the cycle-level timing model (or
+    /// `--functional`): load the manifest beside the PTX (or `--launch
+    /// FILE`), run every launch, check the result against the CPU reference,
+    /// print cycles, IPC, stall breakdown and cache figures. Exit status 0 on
+    /// PASS, 1 on a mismatch, 2 on an error.
     Run {
         /// The kernel (`K.ptx`, with `K.toml` beside it) or a manifest.
         file: PathBuf,
