@@ -103,6 +103,7 @@ impl Gpu {
             return Err(SimError::launch(&ctx.kernel.name, "the grid is empty"));
         }
         for sm in &mut self.sms {
+            sm.spare_ctas.clear();
             sm.l1d.clear();
             sm.icache.clear();
             sm.icache_pending.clear();

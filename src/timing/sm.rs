@@ -303,6 +303,9 @@ pub struct Sm {
     pub warp_records: Vec<WarpRecord>,
     /// A reply changed something a stage depends on (see `on_reply`).
     pub changed: bool,
+    /// Retired CTAs' warps and shared memory, reused by the next CTAs of
+    /// the same launch.
+    pub spare_ctas: Vec<(Vec<Warp>, Vec<u8>)>,
     /// Something the issue stage depends on changed (scoreboard, LD/ST
     /// unit, warps added or removed, an instruction issued).
     pub issue_dirty: bool,
@@ -367,6 +370,7 @@ impl Sm {
             progressed: false,
             warp_records: Vec::new(),
             changed: false,
+            spare_ctas: Vec::new(),
             issue_dirty: true,
             issue_wake: 0,
             unit_epoch: 0,
@@ -405,7 +409,19 @@ impl Sm {
         let threads = need[1];
         let nwarps = need[0];
         let ns = self.sched_warps.len() as u32;
-        let mut warps = Vec::with_capacity(nwarps as usize);
+        // A retired CTA of this launch (same kernel and shape) lends its
+        // warps and shared memory, reset, instead of fresh allocations.
+        let (mut warps, spare_shared) = match self.spare_ctas.pop() {
+            Some((mut ws, sh)) => {
+                for (w, warp) in ws.iter_mut().enumerate() {
+                    let w = w as u32;
+                    warp.reset(w * lanes, threads - w * lanes, ctx.block);
+                }
+                (ws, Some(sh))
+            }
+            None => (Vec::with_capacity(nwarps as usize), None),
+        };
+        let reuse = !warps.is_empty();
         let mut slots = Vec::with_capacity(nwarps as usize);
         for w in 0..nwarps {
             let s = self
@@ -413,16 +429,18 @@ impl Sm {
                 .iter()
                 .position(|x| !x.live)
                 .expect("fits() checked warp slots") as u32;
-            warps.push(Warp::new(
-                w,
-                lanes,
-                w * lanes,
-                threads - w * lanes,
-                ctx.block,
-                ctx.kernel.regs.len(),
-                ctx.kernel.preds.len(),
-                ctx.info.local_size,
-            ));
+            if !reuse {
+                warps.push(Warp::new(
+                    w,
+                    lanes,
+                    w * lanes,
+                    threads - w * lanes,
+                    ctx.block,
+                    ctx.kernel.regs.len(),
+                    ctx.kernel.preds.len(),
+                    ctx.info.local_size,
+                ));
+            }
             slots.push(s);
             let slot = &mut self.warps[s as usize];
             let sb = std::mem::take(&mut slot.sb);
@@ -459,7 +477,13 @@ impl Sm {
         }
         self.ctas[c] = Some(CtaSlot {
             id,
-            shared: vec![0; ctx.info.shared_dynamic_base as usize],
+            shared: match spare_shared {
+                Some(mut sh) => {
+                    sh.fill(0);
+                    sh
+                }
+                None => vec![0; ctx.info.shared_dynamic_base as usize],
+            },
             warps,
             slots,
             threads,
@@ -493,7 +517,7 @@ impl Sm {
             if !drained {
                 continue;
             }
-            let cta = self.ctas[c].take().expect("checked");
+            let mut cta = self.ctas[c].take().expect("checked");
             for (i, &s) in cta.slots.iter().enumerate() {
                 let w = &mut self.warps[s as usize];
                 let (st, since) = w.timed_state;
@@ -522,6 +546,10 @@ impl Sm {
                 }
                 self.live_slots.retain(|&x| x != s);
             }
+            self.spare_ctas.push((
+                std::mem::take(&mut cta.warps),
+                std::mem::take(&mut cta.shared),
+            ));
             self.used[0] -= cta.slots.len() as u32;
             self.used[1] -= cta.threads;
             self.used[2] -= cta.regs;
