@@ -1,7 +1,8 @@
 //! The fetch stage: each cycle the fetch policy picks one warp among those
 //! that need instructions (live, not exited, I-buffer empty, no unresolved
 //! control instruction fetched, no I-cache miss outstanding). Instructions
-//! are 8 bytes at `CODE_BASE + 8 × PC`. On an I-cache hit up to
+//! are 8 bytes at `CODE_BASE + 2^32 × kernel index + 8 × PC` (each kernel
+//! of a module has its own code lines in L2). On an I-cache hit up to
 //! `ibuffer_entries` sequential instructions enter the I-buffer, valid
 //! `icache.hit_latency` cycles later; fetch stops after a control
 //! instruction (no fetch past an unresolved branch). On a miss the line is
@@ -10,7 +11,8 @@
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::sm::{IbufEntry, LaunchCtx, Sm};
 
-/// Byte address of instruction 0 (far from data addresses).
+/// Byte address of the first kernel's instruction 0 (far from data
+/// addresses).
 pub const CODE_BASE: u64 = 0xc000_0000_0000;
 
 impl Sm {
@@ -41,7 +43,7 @@ impl Sm {
         }
         self.active = true;
         let icl = u64::from(cfg.icache.line.max(1));
-        let line = (CODE_BASE + 8 * u64::from(pc)) / icl;
+        let line = (ctx.code_base + 8 * u64::from(pc)) / icl;
         if self.icache.access(line).is_some() {
             self.stats.icache_hits += 1;
             w.reason_cache = None;

@@ -98,6 +98,7 @@ impl Host for TimingHost<'_> {
             block,
             cfg: &cfg,
             sb_words: scoreboard_words(kernel),
+            code_base: crate::timing::fetch::CODE_BASE + ((k as u64) << 32),
         };
         let rpt = self.regs_per_thread;
         self.gpu

@@ -36,6 +36,8 @@ pub struct LaunchCtx<'a> {
     pub cfg: &'a GpuConfig,
     /// Scoreboard words per warp.
     pub sb_words: usize,
+    /// Byte address of this kernel's instruction 0 (see `fetch.rs`).
+    pub code_base: u64,
 }
 
 /// One issued instruction (the issue log, for tests and `--issue-log`).
