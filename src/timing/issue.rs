@@ -178,6 +178,27 @@ impl Sm {
         Ok(())
     }
 
+    /// `slot`'s reason computed from the pipeline state.
+    fn fresh_reason(&self, slot: u32, s: usize, now: u64, ctx: &LaunchCtx<'_>) -> Stall {
+        let (ages, slots) = &self.sched_warps[s];
+        let view = SchedView {
+            now,
+            warps: ages,
+            by_slot: slots,
+            info: &self.views,
+        };
+        reason(
+            &self.warps[slot as usize],
+            slot,
+            now,
+            ctx,
+            self.policies[s].as_ref(),
+            &view,
+            &self.units,
+            self.ldst_job.is_some() || self.ldst_free > now,
+        )
+    }
+
     /// `slot`'s reason, from its cache when still valid. A cached reason
     /// stays valid until the warp's own inputs change (issue, fetch,
     /// writeback, barrier release: these clear the cache), until a known
@@ -193,24 +214,7 @@ impl Sm {
             // Debug builds check every cached reason against a fresh one.
             #[cfg(debug_assertions)]
             {
-                let ldst_busy = self.ldst_job.is_some() || self.ldst_free > now;
-                let (ages, slots) = &self.sched_warps[s];
-                let view = SchedView {
-                    now,
-                    warps: ages,
-                    by_slot: slots,
-                    info: &self.views,
-                };
-                let fresh = reason(
-                    &self.warps[si],
-                    slot,
-                    now,
-                    ctx,
-                    self.policies[s].as_ref(),
-                    &view,
-                    &self.units,
-                    ldst_busy,
-                );
+                let fresh = self.fresh_reason(slot, s, now, ctx);
                 debug_assert_eq!(
                     fresh, r,
                     "slot {slot} at {now}: stale cached reason (until {until}, epoch {epoch})"
@@ -218,26 +222,7 @@ impl Sm {
             }
             return r;
         }
-        let ldst_busy = self.ldst_job.is_some() || self.ldst_free > now;
-        let r = {
-            let (ages, slots) = &self.sched_warps[s];
-            let view = SchedView {
-                now,
-                warps: ages,
-                by_slot: slots,
-                info: &self.views,
-            };
-            reason(
-                &self.warps[si],
-                slot,
-                now,
-                ctx,
-                self.policies[s].as_ref(),
-                &view,
-                &self.units,
-                ldst_busy,
-            )
-        };
+        let r = self.fresh_reason(slot, s, now, ctx);
         if self.policies[s].throttles() {
             return r;
         }

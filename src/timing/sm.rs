@@ -653,6 +653,13 @@ impl Sm {
                 next = t;
             }
         };
+        self.warp_wakeups(&mut at);
+        next
+    }
+
+    /// Feeds `at` every time at which a unit, the LD/ST unit or a live
+    /// warp's I-buffer head, barrier release or sleep changes.
+    fn warp_wakeups(&self, at: &mut impl FnMut(u64)) {
         for u in &self.units {
             for &b in &u.busy_until {
                 at(b);
@@ -670,7 +677,6 @@ impl Sm {
             at(w.barrier_release);
             at(w.sleep_until);
         }
-        next
     }
 
     /// The earliest cycle after `now` at which this SM's state can change
@@ -685,27 +691,12 @@ impl Sm {
         if let Some(&Reverse((t, _, _))) = self.events.peek() {
             at(t);
         }
-        for u in &self.units {
-            if let Some(t) = u.next_free(now) {
-                at(t);
-            }
-        }
-        at(self.ldst_free);
         // A job blocked on MSHRs waits for a reply (which wakes the SM);
         // any other job proceeds (or retries the port) next cycle.
         if self.ldst_job.is_some() && self.ldst_stall != LdStStall::Mshr {
             at(now + 1);
         }
-        for w in &self.warps {
-            if !w.live || w.done {
-                continue;
-            }
-            if let Some(e) = w.ibuf.front() {
-                at(e.ready);
-            }
-            at(w.barrier_release);
-            at(w.sleep_until);
-        }
+        self.warp_wakeups(&mut at);
         next
     }
 }
