@@ -17,7 +17,7 @@ use crate::func::memory::{
     GlobalMemory, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, slice_read, slice_read_n, slice_write,
     slice_write_n,
 };
-use crate::func::simt_stack::NO_RPC;
+use crate::func::simt_stack::{Entry, NO_RPC};
 use crate::func::warp::{BarrierWait, PendingAtomic, Warp};
 use crate::ir::*;
 
@@ -716,6 +716,87 @@ fn alu_fast32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64) -> bool {
             true
         }
     }
+}
+
+/// What [`run_warp`] did.
+pub(crate) struct Ran {
+    /// Instructions executed.
+    pub executed: u32,
+    /// The last one executed (meaningful when `executed > 0`).
+    pub last_pc: u32,
+    /// It was a barrier or an exit (the CTA's barriers may release).
+    pub released: bool,
+}
+
+/// The functional driver's turn of one warp (no trace): the same as up to
+/// `budget` rounds of "stop if the warp finished or waits at a barrier;
+/// set `%clock` to `clock0 + i`; [`exec_into`]; perform its atomics; stop
+/// after a barrier or exit", adding executed lanes to `threads`. Fast ALU
+/// instructions and branches of 32-lane warps skip the [`DynInst`] record
+/// (nothing reads it); `d` holds the last record written.
+pub(crate) fn run_warp(
+    w: &mut Warp,
+    cx: &mut ExecCtx<'_>,
+    budget: u32,
+    clock0: u64,
+    d: &mut DynInst,
+    threads: &mut u64,
+) -> Result<Ran, SimError> {
+    let mut ran = Ran {
+        executed: 0,
+        last_pc: 0,
+        released: false,
+    };
+    let w32 = w.lanes as usize == W32;
+    while ran.executed < budget {
+        let Some(&Entry {
+            pc, mask: active, ..
+        }) = w.stack.top()
+        else {
+            break;
+        };
+        if w.barrier.is_some() {
+            break;
+        }
+        cx.env.clock = clock0 + u64::from(ran.executed);
+        ran.last_pc = pc;
+        ran.executed += 1;
+        let f = &cx.info.fast[pc as usize];
+        if w32
+            && !matches!(
+                f.op,
+                FastOp::General | FastOp::LdParam | FastOp::MemScalarReg
+            )
+        {
+            let m = if f.guard == NO_GUARD {
+                active
+            } else {
+                active & (w.preds[f.guard as usize] ^ f.guard_neg)
+            };
+            if f.op == FastOp::Bra {
+                w.executed += 1;
+                w.stack.branch(m, f.dst, pc + 1, cx.info.rpc[pc as usize]);
+                *threads += u64::from(m.count_ones());
+                continue;
+            }
+            if alu_fast32(w, &cx.env, f, m) {
+                w.executed += 1;
+                w.stack.goto(pc + 1);
+                *threads += u64::from(m.count_ones());
+                continue;
+            }
+        }
+        exec_into(w, cx, d)?;
+        while !w.pending_atomics.is_empty() {
+            perform_atomic(w, cx.global, cx.shared);
+        }
+        *threads += u64::from(d.exec.count_ones());
+        if d.barrier || d.exit {
+            ran.released = true;
+            break;
+        }
+    }
+    Ok(ran)
 }
 
 /// Executes the warp's next instruction. The warp must not be finished.

@@ -5,7 +5,7 @@
 
 use crate::func::dyninst::DynInst;
 use crate::func::error::{SimError, SimErrorKind};
-use crate::func::exec::{ExecCtx, LaunchEnv, exec_into, perform_atomic};
+use crate::func::exec::{ExecCtx, LaunchEnv, exec_into, perform_atomic, run_warp};
 use crate::func::layout::KernelInfo;
 use crate::func::memory::GlobalMemory;
 use crate::func::warp::Warp;
@@ -197,6 +197,39 @@ pub fn run(
                     env,
                 };
                 let mut released = false;
+                if trace.is_none() {
+                    // Stop after the instruction that exceeds the step limit.
+                    let budget = (cfg.step_limit - stats.warp_insts)
+                        .saturating_add(1)
+                        .min(u64::from(cfg.quantum));
+                    let ran = run_warp(
+                        w,
+                        &mut cx,
+                        budget as u32,
+                        stats.warp_insts,
+                        &mut d,
+                        &mut stats.thread_insts,
+                    )?;
+                    if ran.executed > 0 {
+                        stats.warp_insts += u64::from(ran.executed);
+                        progressed = true;
+                    }
+                    if stats.warp_insts > cfg.step_limit {
+                        let mut e = SimError::launch(&kernel.name, "");
+                        e.kind = SimErrorKind::StepLimit {
+                            limit: cfg.step_limit,
+                        };
+                        e.inst = Some(ran.last_pc);
+                        e.line = kernel.insts[ran.last_pc as usize].line;
+                        e.cta = cta.id;
+                        e.warp = wi as u32;
+                        return Err(e);
+                    }
+                    if ran.released {
+                        release_barriers(kernel, &mut cta.warps);
+                    }
+                    continue;
+                }
                 for _ in 0..cfg.quantum {
                     if w.done() || w.barrier.is_some() {
                         break;

@@ -74,10 +74,14 @@ impl SimtStack {
     /// reconvergence point.
     #[inline]
     pub fn goto(&mut self, pc: u32) {
+        // The top entry's mask is never empty (every operation ends with
+        // `reconverge`), so only reaching its reconvergence PC can pop.
         if let Some(top) = self.entries.last_mut() {
             top.pc = pc;
+            if pc == top.rpc {
+                self.reconverge();
+            }
         }
-        self.reconverge();
     }
 
     /// A branch executed by the top entry: `taken` lanes go to `target`, the
