@@ -140,9 +140,23 @@ pub fn run(
             }
             return cta;
         }
+        let mut pool = WARP_POOL.take();
         let warps = (0..nwarps)
-            .map(|w| {
-                Warp::new(
+            .map(|w| match pool.pop() {
+                Some(mut warp) => {
+                    warp.reinit(
+                        w,
+                        lanes,
+                        w * lanes,
+                        threads - w * lanes,
+                        cfg.block,
+                        kernel.regs.len(),
+                        kernel.preds.len(),
+                        info.local_size,
+                    );
+                    warp
+                }
+                None => Warp::new(
                     w,
                     lanes,
                     w * lanes,
@@ -151,9 +165,10 @@ pub fn run(
                     kernel.regs.len(),
                     kernel.preds.len(),
                     info.local_size,
-                )
+                ),
             })
             .collect();
+        WARP_POOL.set(pool);
         Cta {
             id,
             shared: vec![0; shared_bytes],
@@ -293,7 +308,28 @@ pub fn run(
             return Err(e);
         }
     }
+    // Keep the finished warps' buffers for the next launch on this thread.
+    let mut pool = WARP_POOL.take();
+    let mut bytes: usize = pool.iter().map(Warp::buffer_bytes).sum();
+    for w in spare.into_iter().flat_map(|c| c.warps) {
+        bytes += w.buffer_bytes();
+        if bytes > WARP_POOL_BYTES {
+            break;
+        }
+        pool.push(w);
+    }
+    WARP_POOL.set(pool);
     Ok(stats)
+}
+
+/// Bytes of warp buffers [`WARP_POOL`] keeps at most.
+const WARP_POOL_BYTES: usize = 64 << 20;
+
+thread_local! {
+    /// Warps of finished launches on this thread, reused (re-initialised
+    /// exactly as new warps) by the next launches: their buffers stay
+    /// allocated and cached instead of being freed and faulted in again.
+    static WARP_POOL: std::cell::Cell<Vec<Warp>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// Releases every barrier id all of whose expected warps have arrived:

@@ -42,6 +42,18 @@ impl SimtStack {
         SimtStack { entries }
     }
 
+    /// Makes this stack [`SimtStack::new`]`(mask)`, keeping its buffer.
+    pub fn restart(&mut self, mask: u64) {
+        self.entries.clear();
+        if mask != 0 {
+            self.entries.push(Entry {
+                pc: 0,
+                rpc: NO_RPC,
+                mask,
+            });
+        }
+    }
+
     /// The executing entry, `None` when every lane has exited.
     #[inline]
     pub fn top(&self) -> Option<&Entry> {
