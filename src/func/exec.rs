@@ -762,17 +762,28 @@ pub(crate) fn run_warp(
         ran.last_pc = pc;
         ran.executed += 1;
         let f = &cx.info.fast[pc as usize];
-        if w32
-            && !matches!(
-                f.op,
-                FastOp::General | FastOp::LdParam | FastOp::MemScalarReg
-            )
-        {
+        if w32 && !matches!(f.op, FastOp::General | FastOp::LdParam) {
             let m = if f.guard == NO_GUARD {
                 active
             } else {
                 active & (w.preds[f.guard as usize] ^ f.guard_neg)
             };
+            if let (FastOp::MemScalarReg, FastSrc::Reg(r), FastSrc::Imm(offset)) = (f.op, f.a, f.b)
+            {
+                w.executed += 1;
+                let kernel = cx.kernel;
+                let mut e = Exec {
+                    w,
+                    cx,
+                    kernel,
+                    pc,
+                    n: W32,
+                };
+                e.memory_scalar_reg(m, RegId(r), offset as i64)?;
+                e.w.stack.goto(pc + 1);
+                *threads += u64::from(m.count_ones());
+                continue;
+            }
             if f.op == FastOp::Bra {
                 w.executed += 1;
                 w.stack.branch(m, f.dst, pc + 1, cx.info.rpc[pc as usize]);
