@@ -539,6 +539,7 @@ fn other_row<'r>(lo: &'r [u64], hi: &'r [u64], d: usize, r: usize) -> &'r [u64; 
 
 /// Writes `v(l) & mask` to the lanes `m` of `dst`.
 #[inline(always)]
+#[allow(clippy::needless_range_loop)] // lane-indexed like the other forms
 fn out32(dst: &mut [u64; W32], m: u64, mask: u64, v: impl Fn(usize) -> u64) {
     if m == mask_bits(W32 as u32) {
         for l in 0..W32 {
