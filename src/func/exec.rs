@@ -17,7 +17,7 @@ use crate::func::memory::{
     GlobalMemory, LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE, slice_read, slice_read_n, slice_write,
     slice_write_n,
 };
-use crate::func::simt_stack::NO_RPC;
+use crate::func::simt_stack::{Entry, NO_RPC};
 use crate::func::warp::{BarrierWait, PendingAtomic, Warp};
 use crate::ir::*;
 
@@ -476,25 +476,6 @@ impl<'a> Exec<'_, '_, 'a> {
     }
 }
 
-/// Writes `r & mask` to the lanes `m` of register `d` (32 lanes).
-#[inline(always)]
-fn write32(regs: &mut [u64], d: u32, m: u64, mask: u64, r: &[u64; W32]) {
-    let o = d as usize * W32;
-    let ds: &mut [u64; W32] = (&mut regs[o..o + W32]).try_into().expect("register row");
-    if m == mask_bits(W32 as u32) {
-        for l in 0..W32 {
-            ds[l] = r[l] & mask;
-        }
-    } else {
-        // Branch-free per-lane select (divergent masks are unpredictable).
-        for l in 0..W32 {
-            let on = (m & (1u64 << l) != 0) as u64;
-            let lm = on.wrapping_neg();
-            ds[l] = (r[l] & mask & lm) | (ds[l] & !lm);
-        }
-    }
-}
-
 /// A fast instruction's operand for all 32 lanes: a register row read in
 /// place, or one value for every lane.
 #[derive(Clone, Copy)]
@@ -513,95 +494,146 @@ impl Row<'_> {
     }
 }
 
-/// The operand `s` as a [`Row`]; per-lane special registers are built
-/// into `buf`.
+/// A fast source operand: a register id or one value for every lane;
+/// `None` for the per-lane special registers (`%tid`, `%laneid`), which
+/// the general interpreter handles.
+#[derive(Clone, Copy)]
+enum Src {
+    R(usize),
+    K(u64),
+}
+
 #[inline(always)]
-fn row<'r>(w: &'r Warp, env: &LaunchEnv, s: FastSrc, buf: &'r mut [u64; W32]) -> Row<'r> {
+fn fast_src(w: &Warp, env: &LaunchEnv, s: FastSrc) -> Option<Src> {
     match s {
-        FastSrc::Reg(r) => {
-            let o = r as usize * W32;
-            Row::R(w.regs[o..o + W32].try_into().expect("register row"))
-        }
-        FastSrc::Imm(x) => Row::K(x),
+        FastSrc::Reg(r) => Some(Src::R(r as usize)),
+        FastSrc::Imm(x) => Some(Src::K(x)),
         FastSrc::Special(sr) => match special(env, w.warp_id, sr) {
-            Val::Imm(x) => Row::K(x),
-            v => {
-                *buf = fetch_n::<W32>(w, v);
-                Row::R(buf)
-            }
+            Val::Imm(x) => Some(Src::K(x)),
+            _ => None,
         },
     }
 }
 
-/// A two-operand fast instruction: one loop per operand form (register or
-/// constant), so constants stay in registers and loops vectorize.
+/// The register file of a 32-lane warp split around destination row `d`:
+/// the rows below it, the row itself, the rows above it (so sources are
+/// read in place while the destination is written).
 #[inline(always)]
-fn bin32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64, op: impl Fn(u64, u64) -> u64) {
-    let mut r = [0u64; W32];
-    {
-        let (mut ba, mut bb) = ([0u64; W32], [0u64; W32]);
-        match (row(w, env, f.a, &mut ba), row(w, env, f.b, &mut bb)) {
-            (Row::R(x), Row::R(y)) => {
-                for l in 0..W32 {
-                    r[l] = op(x[l], y[l]);
-                }
-            }
-            (Row::R(x), Row::K(k)) => {
-                for l in 0..W32 {
-                    r[l] = op(x[l], k);
-                }
-            }
-            (Row::K(k), Row::R(y)) => {
-                for l in 0..W32 {
-                    r[l] = op(k, y[l]);
-                }
-            }
-            (Row::K(j), Row::K(k)) => r = [op(j, k); W32],
+fn split_rows(regs: &mut [u64], d: usize) -> (&[u64], &mut [u64; W32], &[u64]) {
+    let (lo, rest) = regs.split_at_mut(d * W32);
+    let (dst, hi) = rest.split_at_mut(W32);
+    (lo, dst.try_into().expect("register row"), hi)
+}
+
+/// Source row `r` (not the destination `d`) of a file split by [`split_rows`].
+#[inline(always)]
+fn other_row<'r>(lo: &'r [u64], hi: &'r [u64], d: usize, r: usize) -> &'r [u64; W32] {
+    let s = if r < d {
+        &lo[r * W32..r * W32 + W32]
+    } else {
+        let o = (r - d - 1) * W32;
+        &hi[o..o + W32]
+    };
+    s.try_into().expect("register row")
+}
+
+/// Writes `v(l) & mask` to the lanes `m` of `dst`.
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // lane-indexed like the other forms
+fn out32(dst: &mut [u64; W32], m: u64, mask: u64, v: impl Fn(usize) -> u64) {
+    if m == mask_bits(W32 as u32) {
+        for l in 0..W32 {
+            dst[l] = v(l) & mask;
+        }
+    } else {
+        // Every lane computed, then a branch-free per-lane select
+        // (divergent masks are unpredictable; computing in the select's
+        // loop lets the compiler branch around inactive lanes).
+        let mut r = [0u64; W32];
+        for l in 0..W32 {
+            r[l] = v(l);
+        }
+        for l in 0..W32 {
+            let lm = ((m >> l) & 1).wrapping_neg();
+            dst[l] = (r[l] & mask & lm) | (dst[l] & !lm);
         }
     }
-    write32(&mut w.regs, f.dst, m, f.mask, &r);
+}
+
+/// Operand `s` of a file split around `d` as a [`Row`]; a source that is
+/// the destination itself is copied into `copy` first.
+macro_rules! src_row {
+    ($s:expr, $lo:expr, $hi:expr, $dst:expr, $d:expr, $copy:ident) => {
+        match $s {
+            Src::K(k) => Row::K(k),
+            Src::R(r) if r == $d => {
+                $copy = *$dst;
+                Row::R(&$copy)
+            }
+            Src::R(r) => Row::R(other_row($lo, $hi, $d, r)),
+        }
+    };
+}
+
+/// A two-operand fast instruction written straight into the destination
+/// row: one loop per operand form (register or constant), so constants
+/// stay in registers and loops vectorize. `false` (nothing done) for a
+/// per-lane special-register operand.
+#[inline(always)]
+fn bin32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64, op: impl Fn(u64, u64) -> u64) -> bool {
+    let (Some(a), Some(b)) = (fast_src(w, env, f.a), fast_src(w, env, f.b)) else {
+        return false;
+    };
+    let d = f.dst as usize;
+    let mask = f.mask;
+    let (lo, dst, hi) = split_rows(&mut w.regs, d);
+    let (ca, cb): ([u64; W32], [u64; W32]);
+    let x = src_row!(a, lo, hi, dst, d, ca);
+    let y = src_row!(b, lo, hi, dst, d, cb);
+    match (x, y) {
+        (Row::R(x), Row::R(y)) => out32(dst, m, mask, |l| op(x[l], y[l])),
+        (Row::R(x), Row::K(k)) => out32(dst, m, mask, |l| op(x[l], k)),
+        (Row::K(k), Row::R(y)) => out32(dst, m, mask, |l| op(k, y[l])),
+        (Row::K(j), Row::K(k)) => {
+            let v = op(j, k);
+            out32(dst, m, mask, |_| v)
+        }
+    }
+    true
 }
 
 /// A three-operand fast instruction, like [`bin32`] (the common forms get
 /// their own loops).
 #[inline(always)]
-#[allow(clippy::needless_range_loop)] // lane-indexed like the other forms
-fn tern32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64, op: impl Fn(u64, u64, u64) -> u64) {
-    let mut r = [0u64; W32];
-    {
-        let (mut ba, mut bb, mut bc) = ([0u64; W32], [0u64; W32], [0u64; W32]);
-        let x = row(w, env, f.a, &mut ba);
-        let y = row(w, env, f.b, &mut bb);
-        let z = row(w, env, f.c, &mut bc);
-        match (x, y, z) {
-            (Row::R(x), Row::R(y), Row::R(z)) => {
-                for l in 0..W32 {
-                    r[l] = op(x[l], y[l], z[l]);
-                }
-            }
-            (Row::R(x), Row::K(k), Row::R(z)) => {
-                for l in 0..W32 {
-                    r[l] = op(x[l], k, z[l]);
-                }
-            }
-            (Row::R(x), Row::K(k), Row::K(c)) => {
-                for l in 0..W32 {
-                    r[l] = op(x[l], k, c);
-                }
-            }
-            (Row::R(x), Row::R(y), Row::K(c)) => {
-                for l in 0..W32 {
-                    r[l] = op(x[l], y[l], c);
-                }
-            }
-            (x, y, z) => {
-                for l in 0..W32 {
-                    r[l] = op(x.at(l), y.at(l), z.at(l));
-                }
-            }
-        }
+fn tern32(
+    w: &mut Warp,
+    env: &LaunchEnv,
+    f: &Fast,
+    m: u64,
+    op: impl Fn(u64, u64, u64) -> u64,
+) -> bool {
+    let (Some(a), Some(b), Some(c)) = (
+        fast_src(w, env, f.a),
+        fast_src(w, env, f.b),
+        fast_src(w, env, f.c),
+    ) else {
+        return false;
+    };
+    let d = f.dst as usize;
+    let mask = f.mask;
+    let (lo, dst, hi) = split_rows(&mut w.regs, d);
+    let (ca, cb, cc): ([u64; W32], [u64; W32], [u64; W32]);
+    let x = src_row!(a, lo, hi, dst, d, ca);
+    let y = src_row!(b, lo, hi, dst, d, cb);
+    let z = src_row!(c, lo, hi, dst, d, cc);
+    match (x, y, z) {
+        (Row::R(x), Row::R(y), Row::R(z)) => out32(dst, m, mask, |l| op(x[l], y[l], z[l])),
+        (Row::R(x), Row::K(k), Row::R(z)) => out32(dst, m, mask, |l| op(x[l], k, z[l])),
+        (Row::R(x), Row::K(k), Row::K(c)) => out32(dst, m, mask, |l| op(x[l], k, c)),
+        (Row::R(x), Row::R(y), Row::K(c)) => out32(dst, m, mask, |l| op(x[l], y[l], c)),
+        (x, y, z) => out32(dst, m, mask, |l| op(x.at(l), y.at(l), z.at(l))),
     }
-    write32(&mut w.regs, f.dst, m, f.mask, &r);
+    true
 }
 
 /// `x.mul_add(y, z)` (fused, rounded once to nearest) without the software
@@ -633,7 +665,7 @@ fn alu_fast32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64) -> bool {
     let fl = |x: u64| f32::from_bits(x as u32);
     let u = |v: f32| u64::from(v.to_bits());
     match f.op {
-        FastOp::General | FastOp::Bra | FastOp::MemScalarReg | FastOp::LdParam => return false,
+        FastOp::General | FastOp::Bra | FastOp::MemScalarReg | FastOp::LdParam => false,
         FastOp::IAdd => bin32(w, env, f, m, |x, y| x.wrapping_add(y)),
         FastOp::ISub => bin32(w, env, f, m, |x, y| x.wrapping_sub(y)),
         FastOp::IMulLo => bin32(w, env, f, m, |x, y| x.wrapping_mul(y)),
@@ -664,8 +696,14 @@ fn alu_fast32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64) -> bool {
         FastOp::FMul32 => bin32(w, env, f, m, |x, y| u(fl(x) * fl(y))),
         FastOp::FFma32 => tern32(w, env, f, m, |x, y, z| u(fma32_rn(fl(x), fl(y), fl(z)))),
         FastOp::SetpInt => {
-            let (mut ba, mut bb) = ([0u64; W32], [0u64; W32]);
-            let r = match (row(w, env, f.a, &mut ba), row(w, env, f.b, &mut bb)) {
+            let (Some(a), Some(b)) = (fast_src(w, env, f.a), fast_src(w, env, f.b)) else {
+                return false;
+            };
+            let row = |s: Src| match s {
+                Src::R(r) => Row::R(w.regs[r * W32..r * W32 + W32].try_into().expect("row")),
+                Src::K(k) => Row::K(k),
+            };
+            let r = match (row(a), row(b)) {
                 (Row::R(x), Row::R(y)) => setp_mask(f.ty, f.cmp, false, W32, |l| x[l], |l| y[l]),
                 (Row::R(x), Row::K(k)) => setp_mask(f.ty, f.cmp, false, W32, |l| x[l], |_| k),
                 (x, y) => setp_mask(f.ty, f.cmp, false, W32, |l| x.at(l), |l| y.at(l)),
@@ -676,9 +714,101 @@ fn alu_fast32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64) -> bool {
                 let q = f.dst2 as usize;
                 w.preds[q] = (w.preds[q] & !m) | (!r & m);
             }
+            true
         }
     }
-    true
+}
+
+/// What [`run_warp`] did.
+pub(crate) struct Ran {
+    /// Instructions executed.
+    pub executed: u32,
+    /// The last one executed (meaningful when `executed > 0`).
+    pub last_pc: u32,
+    /// It was a barrier or an exit (the CTA's barriers may release).
+    pub released: bool,
+}
+
+/// The functional driver's turn of one warp (no trace): the same as up to
+/// `budget` rounds of "stop if the warp finished or waits at a barrier;
+/// set `%clock` to `clock0 + i`; [`exec_into`]; perform its atomics; stop
+/// after a barrier or exit", adding executed lanes to `threads`. Fast ALU
+/// instructions and branches of 32-lane warps skip the [`DynInst`] record
+/// (nothing reads it); `d` holds the last record written.
+pub(crate) fn run_warp(
+    w: &mut Warp,
+    cx: &mut ExecCtx<'_>,
+    budget: u32,
+    clock0: u64,
+    d: &mut DynInst,
+    threads: &mut u64,
+) -> Result<Ran, SimError> {
+    let mut ran = Ran {
+        executed: 0,
+        last_pc: 0,
+        released: false,
+    };
+    let w32 = w.lanes as usize == W32;
+    while ran.executed < budget {
+        let Some(&Entry {
+            pc, mask: active, ..
+        }) = w.stack.top()
+        else {
+            break;
+        };
+        if w.barrier.is_some() {
+            break;
+        }
+        cx.env.clock = clock0 + u64::from(ran.executed);
+        ran.last_pc = pc;
+        ran.executed += 1;
+        let f = &cx.info.fast[pc as usize];
+        if w32 && !matches!(f.op, FastOp::General | FastOp::LdParam) {
+            let m = if f.guard == NO_GUARD {
+                active
+            } else {
+                active & (w.preds[f.guard as usize] ^ f.guard_neg)
+            };
+            if let (FastOp::MemScalarReg, FastSrc::Reg(r), FastSrc::Imm(offset)) = (f.op, f.a, f.b)
+            {
+                w.executed += 1;
+                let kernel = cx.kernel;
+                let mut e = Exec {
+                    w,
+                    cx,
+                    kernel,
+                    pc,
+                    n: W32,
+                };
+                e.memory_scalar_reg(m, RegId(r), offset as i64)?;
+                e.w.stack.goto(pc + 1);
+                *threads += u64::from(m.count_ones());
+                continue;
+            }
+            if f.op == FastOp::Bra {
+                w.executed += 1;
+                w.stack.branch(m, f.dst, pc + 1, cx.info.rpc[pc as usize]);
+                *threads += u64::from(m.count_ones());
+                continue;
+            }
+            if alu_fast32(w, &cx.env, f, m) {
+                w.executed += 1;
+                w.stack.goto(pc + 1);
+                *threads += u64::from(m.count_ones());
+                continue;
+            }
+        }
+        exec_into(w, cx, d)?;
+        while !w.pending_atomics.is_empty() {
+            perform_atomic(w, cx.global, cx.shared);
+        }
+        *threads += u64::from(d.exec.count_ones());
+        if d.barrier || d.exit {
+            ran.released = true;
+            break;
+        }
+    }
+    Ok(ran)
 }
 
 /// Executes the warp's next instruction. The warp must not be finished.

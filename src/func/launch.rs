@@ -5,7 +5,7 @@
 
 use crate::func::dyninst::DynInst;
 use crate::func::error::{SimError, SimErrorKind};
-use crate::func::exec::{ExecCtx, LaunchEnv, exec_into, perform_atomic};
+use crate::func::exec::{ExecCtx, LaunchEnv, exec_into, perform_atomic, run_warp};
 use crate::func::layout::KernelInfo;
 use crate::func::memory::GlobalMemory;
 use crate::func::warp::Warp;
@@ -140,9 +140,23 @@ pub fn run(
             }
             return cta;
         }
+        let mut pool = WARP_POOL.take();
         let warps = (0..nwarps)
-            .map(|w| {
-                Warp::new(
+            .map(|w| match pool.pop() {
+                Some(mut warp) => {
+                    warp.reinit(
+                        w,
+                        lanes,
+                        w * lanes,
+                        threads - w * lanes,
+                        cfg.block,
+                        kernel.regs.len(),
+                        kernel.preds.len(),
+                        info.local_size,
+                    );
+                    warp
+                }
+                None => Warp::new(
                     w,
                     lanes,
                     w * lanes,
@@ -151,9 +165,10 @@ pub fn run(
                     kernel.regs.len(),
                     kernel.preds.len(),
                     info.local_size,
-                )
+                ),
             })
             .collect();
+        WARP_POOL.set(pool);
         Cta {
             id,
             shared: vec![0; shared_bytes],
@@ -197,6 +212,39 @@ pub fn run(
                     env,
                 };
                 let mut released = false;
+                if trace.is_none() {
+                    // Stop after the instruction that exceeds the step limit.
+                    let budget = (cfg.step_limit - stats.warp_insts)
+                        .saturating_add(1)
+                        .min(u64::from(cfg.quantum));
+                    let ran = run_warp(
+                        w,
+                        &mut cx,
+                        budget as u32,
+                        stats.warp_insts,
+                        &mut d,
+                        &mut stats.thread_insts,
+                    )?;
+                    if ran.executed > 0 {
+                        stats.warp_insts += u64::from(ran.executed);
+                        progressed = true;
+                    }
+                    if stats.warp_insts > cfg.step_limit {
+                        let mut e = SimError::launch(&kernel.name, "");
+                        e.kind = SimErrorKind::StepLimit {
+                            limit: cfg.step_limit,
+                        };
+                        e.inst = Some(ran.last_pc);
+                        e.line = kernel.insts[ran.last_pc as usize].line;
+                        e.cta = cta.id;
+                        e.warp = wi as u32;
+                        return Err(e);
+                    }
+                    if ran.released {
+                        release_barriers(kernel, &mut cta.warps);
+                    }
+                    continue;
+                }
                 for _ in 0..cfg.quantum {
                     if w.done() || w.barrier.is_some() {
                         break;
@@ -260,7 +308,28 @@ pub fn run(
             return Err(e);
         }
     }
+    // Keep the finished warps' buffers for the next launch on this thread.
+    let mut pool = WARP_POOL.take();
+    let mut bytes: usize = pool.iter().map(Warp::buffer_bytes).sum();
+    for w in spare.into_iter().flat_map(|c| c.warps) {
+        bytes += w.buffer_bytes();
+        if bytes > WARP_POOL_BYTES {
+            break;
+        }
+        pool.push(w);
+    }
+    WARP_POOL.set(pool);
     Ok(stats)
+}
+
+/// Bytes of warp buffers [`WARP_POOL`] keeps at most.
+const WARP_POOL_BYTES: usize = 64 << 20;
+
+thread_local! {
+    /// Warps of finished launches on this thread, reused (re-initialised
+    /// exactly as new warps) by the next launches: their buffers stay
+    /// allocated and cached instead of being freed and faulted in again.
+    static WARP_POOL: std::cell::Cell<Vec<Warp>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// Releases every barrier id all of whose expected warps have arrived:

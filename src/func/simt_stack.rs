@@ -42,6 +42,18 @@ impl SimtStack {
         SimtStack { entries }
     }
 
+    /// Makes this stack [`SimtStack::new`]`(mask)`, keeping its buffer.
+    pub fn restart(&mut self, mask: u64) {
+        self.entries.clear();
+        if mask != 0 {
+            self.entries.push(Entry {
+                pc: 0,
+                rpc: NO_RPC,
+                mask,
+            });
+        }
+    }
+
     /// The executing entry, `None` when every lane has exited.
     #[inline]
     pub fn top(&self) -> Option<&Entry> {
@@ -74,10 +86,14 @@ impl SimtStack {
     /// reconvergence point.
     #[inline]
     pub fn goto(&mut self, pc: u32) {
+        // The top entry's mask is never empty (every operation ends with
+        // `reconverge`), so only reaching its reconvergence PC can pop.
         if let Some(top) = self.entries.last_mut() {
             top.pc = pc;
+            if pc == top.rpc {
+                self.reconverge();
+            }
         }
-        self.reconverge();
     }
 
     /// A branch executed by the top entry: `taken` lanes go to `target`, the

@@ -138,6 +138,16 @@ impl Warp {
     /// shape, reusing its buffers: registers, predicates and local memory
     /// are zeroed as in a new warp, so a reused warp behaves identically.
     pub fn reset(&mut self, first_thread: u32, threads: u32, block: [u32; 3]) {
+        self.regs.fill(0);
+        self.preds.fill(0);
+        self.local.fill(0);
+        self.addrs.fill(0);
+        self.start(first_thread, threads, block);
+    }
+
+    /// The thread-dependent and control state of a fresh warp (buffers
+    /// already zeroed and sized).
+    fn start(&mut self, first_thread: u32, threads: u32, block: [u32; 3]) {
         let lanes = self.lanes;
         self.valid = lanes_mask(threads.min(lanes));
         for l in 0..lanes {
@@ -146,15 +156,54 @@ impl Warp {
             self.tid[1][l as usize] = (t / block[0].max(1)) % block[1].max(1);
             self.tid[2][l as usize] = t / (block[0].max(1) * block[1].max(1));
         }
-        self.regs.fill(0);
-        self.preds.fill(0);
-        self.local.fill(0);
-        self.addrs.fill(0);
-        self.stack = SimtStack::new(self.valid);
+        self.stack.restart(self.valid);
         self.barrier = None;
         self.bar_red = 0;
         self.pending_atomics.clear();
         self.executed = 0;
+    }
+
+    /// Makes this warp (of any shape, e.g. left over from another launch)
+    /// the warp [`Warp::new`] would create with these arguments, reusing
+    /// its buffers: every field is set or zeroed as `new` does (the
+    /// interpreter's internal buffer pools keep their capacity only).
+    #[allow(clippy::too_many_arguments)]
+    pub fn reinit(
+        &mut self,
+        warp_id: u32,
+        lanes: u32,
+        first_thread: u32,
+        threads: u32,
+        block: [u32; 3],
+        nregs: usize,
+        npreds: usize,
+        local_size: u32,
+    ) {
+        let n = lanes as usize;
+        self.lanes = lanes;
+        self.warp_id = warp_id;
+        for (v, len) in [
+            (&mut self.regs, nregs * n),
+            (&mut self.preds, npreds),
+            (&mut self.addrs, n),
+        ] {
+            v.clear();
+            v.resize(len, 0);
+        }
+        self.local.clear();
+        self.local.resize(local_size as usize * n, 0);
+        self.local_size = local_size;
+        for t in &mut self.tid {
+            t.clear();
+            t.resize(n, 0);
+        }
+        self.scratch.clear();
+        self.start(first_thread, threads, block);
+    }
+
+    /// Bytes of the warp's per-thread buffers (registers, local memory).
+    pub fn buffer_bytes(&self) -> usize {
+        self.regs.capacity() * 8 + self.local.capacity()
     }
 
     /// True when every lane has exited.
