@@ -560,6 +560,25 @@ fn out32(dst: &mut [u64; W32], m: u64, mask: u64, v: impl Fn(usize) -> u64) {
     }
 }
 
+/// Like [`out32`] for an instruction that reads its own destination:
+/// `v(l, old)` gets lane `l`'s current value (elementwise, so updating in
+/// place is exact, and no 256-byte copy of the row is needed).
+#[inline(always)]
+#[allow(clippy::needless_range_loop)] // lane-indexed like the other forms
+fn inplace32(dst: &mut [u64; W32], m: u64, mask: u64, v: impl Fn(usize, u64) -> u64) {
+    if m == mask_bits(W32 as u32) {
+        for l in 0..W32 {
+            dst[l] = v(l, dst[l]) & mask;
+        }
+    } else {
+        for l in 0..W32 {
+            let lm = ((m >> l) & 1).wrapping_neg();
+            let r = v(l, dst[l]);
+            dst[l] = (r & mask & lm) | (dst[l] & !lm);
+        }
+    }
+}
+
 /// Operand `s` of a file split around `d` as a [`Row`]; a source that is
 /// the destination itself is copied into `copy` first.
 macro_rules! src_row {
@@ -587,6 +606,37 @@ fn bin32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64, op: impl Fn(u64, u64) 
     let d = f.dst as usize;
     let mask = f.mask;
     let (lo, dst, hi) = split_rows(&mut w.regs, d);
+    // The common `add r, r, x` / `add r, x, r` forms update in place.
+    let other = |s: Src| match s {
+        Src::R(r) if r != d => Some(Row::R(other_row(lo, hi, d, r))),
+        Src::K(k) => Some(Row::K(k)),
+        Src::R(_) => None,
+    };
+    match (a, b) {
+        (Src::R(ra), b) if ra == d => match other(b) {
+            Some(Row::R(y)) => {
+                inplace32(dst, m, mask, |l, x| op(x, y[l]));
+                return true;
+            }
+            Some(Row::K(k)) => {
+                inplace32(dst, m, mask, |_, x| op(x, k));
+                return true;
+            }
+            None => {}
+        },
+        (a, Src::R(rb)) if rb == d => match other(a) {
+            Some(Row::R(x)) => {
+                inplace32(dst, m, mask, |l, y| op(x[l], y));
+                return true;
+            }
+            Some(Row::K(k)) => {
+                inplace32(dst, m, mask, |_, y| op(k, y));
+                return true;
+            }
+            None => {}
+        },
+        _ => {}
+    }
     let (ca, cb): ([u64; W32], [u64; W32]);
     let x = src_row!(a, lo, hi, dst, d, ca);
     let y = src_row!(b, lo, hi, dst, d, cb);
