@@ -1,12 +1,16 @@
-//! `fwt`: the CUDA SDK fast Walsh transform (`fwt.ptx`), the sample's two
-//! forward transforms in place: `fwtBatchGPU(d_Kernel)` then
-//! `fwtBatchGPU(d_Data)`, each the launch sequence of
-//! [`reference::fwt_launches`] (`fwtBatch2Kernel` radix-4 passes in global
-//! memory, then one `fwtBatch1Kernel` launch in shared memory).
+//! `fwt`: the CUDA SDK fast Walsh transform (`fwt.ptx`): the sample's whole
+//! dyadic convolution, in place: `fwtBatchGPU(d_Data)`,
+//! `fwtBatchGPU(d_Kernel)`, `modulateGPU(d_Data, d_Kernel, N)`
+//! (`modulateKernel<<<128, 256>>>`: `d_Data[i] *= d_Kernel[i] * (1/N)`) and
+//! the inverse transform `fwtBatchGPU(d_Data)`. Each `fwtBatchGPU` is the
+//! launch sequence of [`reference::fwt_launches`] (`fwtBatch2Kernel`
+//! radix-4 passes in global memory, then one `fwtBatch1Kernel` launch in
+//! shared memory).
 //!
-//! Inputs: [`generate::fwt_input`]; checks: `d_Kernel` and `d_Data` exactly
-//! against [`reference::fwt`] (the launch sequence performs the reference's
-//! butterflies in the same order, bit for bit).
+//! Inputs: [`generate::fwt_input`]; checks: `d_Kernel` (its transform) and
+//! `d_Data` (the convolution) exactly against [`reference::fwt`] and the
+//! same pointwise product in f32 (the launch sequence performs the
+//! reference's butterflies in the same order, bit for bit).
 
 use super::int_arg;
 use crate::workload::args::Args;
@@ -117,8 +121,7 @@ impl Workload for Fwt {
         );
         let dkernel = upload(host, "d_Kernel", &inp.kernel)?;
         let ddata = upload(host, "d_Data", &inp.data)?;
-        // The sample's order: fwtBatchGPU(d_Kernel), then fwtBatchGPU(d_Data).
-        for d in [dkernel, ddata] {
+        let fwt_batch = |host: &mut dyn Host, d: u64| -> Result<(), WorkloadError> {
             for l in &launches {
                 host.launch(
                     Some(l.entry),
@@ -127,16 +130,35 @@ impl Workload for Fwt {
                     &[ArgValue::U64(d), ArgValue::U64(d), ArgValue::S32(l.arg)],
                 )?;
             }
-        }
+            Ok(())
+        };
+        // The sample's dyadic convolution.
+        fwt_batch(host, ddata)?;
+        fwt_batch(host, dkernel)?;
+        let n = inp.data.len();
+        host.launch(
+            Some("modulateKernel"),
+            [128, 1, 1],
+            [256, 1, 1],
+            &[
+                ArgValue::U64(ddata),
+                ArgValue::U64(dkernel),
+                ArgValue::S32(int_arg("N", n as u64)?),
+            ],
+        )?;
+        fwt_batch(host, ddata)?;
         let kernel: Vec<f32> = download(host, dkernel, inp.kernel.len())?;
-        let data: Vec<f32> = download(host, ddata, inp.data.len())?;
+        let data: Vec<f32> = download(host, ddata, n)?;
+        let ref_kernel = reference::fwt(&inp.kernel, self.log2_data);
+        let rcp = 1.0f32 / n as f32;
+        let modulated: Vec<f32> = reference::fwt(&inp.data, self.log2_data)
+            .iter()
+            .zip(&ref_kernel)
+            .map(|(&a, &b)| a * (b * rcp))
+            .collect();
         Ok(Check::all([
-            check::exact(
-                "d_Kernel",
-                &reference::fwt(&inp.kernel, self.log2_data),
-                &kernel,
-            ),
-            check::exact("d_Data", &reference::fwt(&inp.data, self.log2_data), &data),
+            check::exact("d_Kernel", &ref_kernel, &kernel),
+            check::exact("d_Data", &reference::fwt(&modulated, self.log2_data), &data),
         ]))
     }
 }
