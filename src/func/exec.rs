@@ -672,6 +672,30 @@ fn tern32(
     let d = f.dst as usize;
     let mask = f.mask;
     let (lo, dst, hi) = split_rows(&mut w.regs, d);
+    // Exactly one source is the destination (`mad r, a, b, r`): in place.
+    let is_d = |s: Src| matches!(s, Src::R(r) if r == d);
+    let other = |s: Src| match s {
+        Src::R(r) => Row::R(other_row(lo, hi, d, r)),
+        Src::K(k) => Row::K(k),
+    };
+    match (is_d(a), is_d(b), is_d(c)) {
+        (false, false, true) => {
+            let (x, y) = (other(a), other(b));
+            inplace32(dst, m, mask, |l, z| op(x.at(l), y.at(l), z));
+            return true;
+        }
+        (true, false, false) => {
+            let (y, z) = (other(b), other(c));
+            inplace32(dst, m, mask, |l, x| op(x, y.at(l), z.at(l)));
+            return true;
+        }
+        (false, true, false) => {
+            let (x, z) = (other(a), other(c));
+            inplace32(dst, m, mask, |l, y| op(x.at(l), y, z.at(l)));
+            return true;
+        }
+        _ => {}
+    }
     let (ca, cb, cc): ([u64; W32], [u64; W32], [u64; W32]);
     let x = src_row!(a, lo, hi, dst, d, ca);
     let y = src_row!(b, lo, hi, dst, d, cb);
