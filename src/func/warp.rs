@@ -150,11 +150,28 @@ impl Warp {
     fn start(&mut self, first_thread: u32, threads: u32, block: [u32; 3]) {
         let lanes = self.lanes;
         self.valid = lanes_mask(threads.min(lanes));
-        for l in 0..lanes {
-            let t = first_thread + l;
-            self.tid[0][l as usize] = t % block[0].max(1);
-            self.tid[1][l as usize] = (t / block[0].max(1)) % block[1].max(1);
-            self.tid[2][l as usize] = t / (block[0].max(1) * block[1].max(1));
+        // Thread ids of consecutive lanes: divide once, then count up
+        // (x wraps into y, y into z), as `t % bx`, `(t / bx) % by`,
+        // `t / (bx · by)` would give.
+        let (bx, by) = (block[0].max(1), block[1].max(1));
+        let (mut x, mut y, mut z) = (
+            first_thread % bx,
+            (first_thread / bx) % by,
+            first_thread / (bx * by),
+        );
+        for l in 0..lanes as usize {
+            self.tid[0][l] = x;
+            self.tid[1][l] = y;
+            self.tid[2][l] = z;
+            x += 1;
+            if x == bx {
+                x = 0;
+                y += 1;
+                if y == by {
+                    y = 0;
+                    z += 1;
+                }
+            }
         }
         self.stack.restart(self.valid);
         self.barrier = None;
