@@ -1574,6 +1574,31 @@ impl<'a> Exec<'_, '_, 'a> {
 
     #[cold]
     #[inline(never)]
+    /// The error of lane `l`'s access (its address in `addrs`): misaligned
+    /// when it breaks `align`, else out of bounds.
+    fn lane_fault(
+        &self,
+        space: Space,
+        esize: usize,
+        align: u64,
+        write: bool,
+        l: usize,
+    ) -> SimError {
+        let a = self.w.addrs[l];
+        if a & align != 0 {
+            self.err(
+                SimErrorKind::Misaligned {
+                    space,
+                    size: esize as u32,
+                },
+                Some(l),
+                Some(a),
+            )
+        } else {
+            self.oob(space, a, esize, write, l)
+        }
+    }
+
     fn oob(&self, space: Space, addr: u64, size: usize, write: bool, lane: usize) -> SimError {
         let detail = match space {
             Space::Global | Space::Const | Space::Generic => self.cx.global.describe(addr),
@@ -1703,19 +1728,7 @@ impl<'a> Exec<'_, '_, 'a> {
                 }
             };
             if let Some(l) = failed {
-                let a = self.w.addrs[l];
-                return Err(if a & align != 0 {
-                    self.err(
-                        SimErrorKind::Misaligned {
-                            space,
-                            size: esize as u32,
-                        },
-                        Some(l),
-                        Some(a),
-                    )
-                } else {
-                    self.oob(space, a, esize, true, l)
-                });
+                return Err(self.lane_fault(space, esize, align, true, l));
             }
         } else {
             let d = self.dst(inst.dst);
@@ -1770,19 +1783,7 @@ impl<'a> Exec<'_, '_, 'a> {
                 }
             };
             if let Some(l) = failed {
-                let a = self.w.addrs[l];
-                return Err(if a & align != 0 {
-                    self.err(
-                        SimErrorKind::Misaligned {
-                            space,
-                            size: esize as u32,
-                        },
-                        Some(l),
-                        Some(a),
-                    )
-                } else {
-                    self.oob(space, a, esize, false, l)
-                });
+                return Err(self.lane_fault(space, esize, align, false, l));
             }
         }
         Ok(MemAccess {
