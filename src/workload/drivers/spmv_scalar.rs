@@ -13,12 +13,48 @@ use crate::workload::{Launch, Workload, reference};
 
 const KERNEL: &str = "spmv_csr_scalar_kernel";
 
+/// The matrix arguments both SPMV workloads take: `rows` (default 2048;
+/// the matrix is `rows x rows`), `avg_nnz_per_row` (16),
+/// `stddev_nnz_per_row` (4) and `seed` (1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpmvMatrix {
+    /// Rows (and columns).
+    pub rows: u32,
+    /// Mean non-zeros per row.
+    pub avg_nnz_per_row: f64,
+    /// Spread of the row lengths.
+    pub stddev_nnz_per_row: f64,
+    /// Generator seed.
+    pub seed: u64,
+}
+
+impl SpmvMatrix {
+    /// Reads the arguments.
+    pub fn read(args: &mut Args) -> Result<SpmvMatrix, WorkloadError> {
+        let m = SpmvMatrix {
+            rows: args.count("rows", 2048)?,
+            avg_nnz_per_row: nonneg_f64(args, "avg_nnz_per_row", 16.0)?,
+            stddev_nnz_per_row: nonneg_f64(args, "stddev_nnz_per_row", 4.0)?,
+            seed: args.u64("seed", 1)?,
+        };
+        int_arg("rows", u64::from(m.rows))?;
+        Ok(m)
+    }
+
+    /// The generated matrix and vector.
+    pub fn input(&self) -> SpmvInput {
+        generate::spmv_input(
+            self.rows as usize,
+            self.avg_nnz_per_row,
+            self.stddev_nnz_per_row,
+            self.seed,
+        )
+    }
+}
+
 /// The `spmv_scalar` workload.
 pub struct SpmvScalar {
-    rows: u32,
-    avg_nnz_per_row: f64,
-    stddev_nnz_per_row: f64,
-    seed: u64,
+    matrix: SpmvMatrix,
     launch: Launch,
 }
 
@@ -29,13 +65,9 @@ impl SpmvScalar {
     /// which must cover `rows` threads, or `ceil(rows / block)`.
     pub fn new(args: &mut Args, launch: Launch) -> Result<SpmvScalar, WorkloadError> {
         let w = SpmvScalar {
-            rows: args.count("rows", 2048)?,
-            avg_nnz_per_row: nonneg_f64(args, "avg_nnz_per_row", 16.0)?,
-            stddev_nnz_per_row: nonneg_f64(args, "stddev_nnz_per_row", 4.0)?,
-            seed: args.u64("seed", 1)?,
+            matrix: SpmvMatrix::read(args)?,
             launch,
         };
-        int_arg("rows", u64::from(w.rows))?;
         w.shape()?;
         Ok(w)
     }
@@ -46,7 +78,7 @@ impl SpmvScalar {
             KERNEL,
             &self.launch,
             block[0],
-            Some(("one per row", u64::from(self.rows))),
+            Some(("one per row", u64::from(self.matrix.rows))),
         )?;
         Ok((grid, block))
     }
@@ -87,12 +119,7 @@ pub(super) fn launch_spmv(
 impl Workload for SpmvScalar {
     fn run(&mut self, host: &mut dyn Host) -> Result<Check, WorkloadError> {
         let (grid, block) = self.shape()?;
-        let inp = generate::spmv_input(
-            self.rows as usize,
-            self.avg_nnz_per_row,
-            self.stddev_nnz_per_row,
-            self.seed,
-        );
+        let inp = self.matrix.input();
         let dout = launch_spmv(host, &inp, grid, block)?;
         let out: Vec<f32> = download(host, dout, inp.matrix.num_rows)?;
         Ok(check::exact(

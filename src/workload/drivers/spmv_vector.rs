@@ -7,22 +7,19 @@
 //! warp tree), and, as a guard on that reference, within relative 1e-5
 //! (absolute 1e-30) of the sequential [`reference::spmv_csr`].
 
-use super::spmv_scalar::launch_spmv;
-use super::{block_1d, grid_1d, int_arg, nonneg_f64};
+use super::spmv_scalar::{SpmvMatrix, launch_spmv};
+use super::{block_1d, grid_1d};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::host::{Host, WorkloadError, download};
 use crate::workload::reference::WARP_SIZE;
-use crate::workload::{Launch, Workload, generate, reference};
+use crate::workload::{Launch, Workload, reference};
 
 const KERNEL: &str = "spmv_csr_vector_kernel";
 
 /// The `spmv_vector` workload.
 pub struct SpmvVector {
-    rows: u32,
-    avg_nnz_per_row: f64,
-    stddev_nnz_per_row: f64,
-    seed: u64,
+    matrix: SpmvMatrix,
     launch: Launch,
 }
 
@@ -33,13 +30,9 @@ impl SpmvVector {
     /// row a warp, or `ceil(rows / (block / 32))`.
     pub fn new(args: &mut Args, launch: Launch) -> Result<SpmvVector, WorkloadError> {
         let w = SpmvVector {
-            rows: args.count("rows", 2048)?,
-            avg_nnz_per_row: nonneg_f64(args, "avg_nnz_per_row", 16.0)?,
-            stddev_nnz_per_row: nonneg_f64(args, "stddev_nnz_per_row", 4.0)?,
-            seed: args.u64("seed", 1)?,
+            matrix: SpmvMatrix::read(args)?,
             launch,
         };
-        int_arg("rows", u64::from(w.rows))?;
         w.shape()?;
         Ok(w)
     }
@@ -54,7 +47,7 @@ impl SpmvVector {
             )));
         }
         // One warp per row: `rows` warps = rows * 32 threads.
-        let threads = u64::from(self.rows) * u64::from(warp);
+        let threads = u64::from(self.matrix.rows) * u64::from(warp);
         let grid = grid_1d(
             KERNEL,
             &self.launch,
@@ -68,12 +61,7 @@ impl SpmvVector {
 impl Workload for SpmvVector {
     fn run(&mut self, host: &mut dyn Host) -> Result<Check, WorkloadError> {
         let (grid, block) = self.shape()?;
-        let inp = generate::spmv_input(
-            self.rows as usize,
-            self.avg_nnz_per_row,
-            self.stddev_nnz_per_row,
-            self.seed,
-        );
+        let inp = self.matrix.input();
         let dout = launch_spmv(host, &inp, grid, block)?;
         let out: Vec<f32> = download(host, dout, inp.matrix.num_rows)?;
         Ok(Check::all([
