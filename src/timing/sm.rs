@@ -278,8 +278,6 @@ pub struct Sm {
     pub cand_buf: Vec<u32>,
     /// Scratch: one executed instruction.
     pub dyn_buf: DynInst,
-    /// CTA age per CTA slot (assignment cycle).
-    pub cta_age: Vec<u64>,
     /// Issued instructions, when logging.
     pub issue_log: Option<Vec<IssueRecord>>,
     /// The LD/ST unit's stall this cycle.
@@ -360,7 +358,6 @@ impl Sm {
             order_buf: Vec::new(),
             cand_buf: Vec::new(),
             dyn_buf: DynInst::blank(),
-            cta_age: vec![0; cfg.core.max_ctas_per_sm as usize],
             issue_log: None,
             ldst_stall: LdStStall::None,
             state_counts: [0; 10],
@@ -492,7 +489,6 @@ impl Sm {
             regs: need[2],
             smem: need[3],
         });
-        self.cta_age[c] = now;
         self.used[0] += need[0];
         self.used[1] += need[1];
         self.used[2] += need[2];
