@@ -49,8 +49,10 @@ enum Command {
         /// kernel.
         #[arg(long)]
         functional: bool,
-        /// Warp issue policy of the timing model (`lrr`, `srr`, `gto`,
-        /// `gtrr`, `oldest`, `two-level`).
+        /// Warp issue policy of the timing model: `lrr`, `srr`, `gto`,
+        /// `gtrr`, `oldest`, `two-level`, `swl:N`, `best-swl` (runs every
+        /// `swl:N` and reports the best), `ccws`, `daws`, `daws-profiled`
+        /// (needs `--profile`).
         #[arg(long, default_value = "gto", value_name = "NAME")]
         sched: String,
         /// Fetch policy (`lrr`).
@@ -59,6 +61,14 @@ enum Command {
         /// CTA assignment policy (`rr`).
         #[arg(long, default_value = "rr", value_name = "NAME")]
         cta: String,
+        /// Load classification table for `--sched daws-profiled`, written
+        /// by `gpusim profile`.
+        #[arg(long, value_name = "FILE")]
+        profile: Option<PathBuf>,
+        /// Threads for `best-swl`'s runs (default: all cores; results do not
+        /// depend on it).
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
         /// Machine: a preset (`gtx480`, `daws`, `awg`, `tiny`) or a TOML
         /// file.
         #[arg(long, default_value = "gtx480", value_name = "PRESET|FILE")]
@@ -78,6 +88,34 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         launch: Option<PathBuf>,
         /// Override a workload argument (repeatable), e.g. `--arg rows=4096`.
+        #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        args: Vec<(String, String)>,
+    },
+    /// Record a DAWS load classification table (`daws-profiled`'s input)
+    /// from a timed run: which loops have intra-warp locality, which of
+    /// their loads are diverged, which repeat each other. Profile on one
+    /// input (`--arg seed=2`) and evaluate on another. Exit status 0, 1 if
+    /// the run's check fails (nothing written), 2 on an error.
+    Profile {
+        /// The kernel (`K.ptx`, with `K.toml` beside it) or a manifest.
+        file: PathBuf,
+        /// Where to write the table (JSON).
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+        /// Issue policy of the profiling run (nothing is throttled for the
+        /// profile).
+        #[arg(long, default_value = "gto", value_name = "NAME")]
+        sched: String,
+        /// Machine: a preset or a TOML file.
+        #[arg(long, default_value = "daws", value_name = "PRESET|FILE")]
+        config: String,
+        /// Override one config field (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        sets: Vec<(String, String)>,
+        /// Use this manifest instead of the one beside the PTX.
+        #[arg(long, value_name = "FILE")]
+        launch: Option<PathBuf>,
+        /// Override a workload argument (repeatable), e.g. `--arg seed=2`.
         #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         args: Vec<(String, String)>,
     },
@@ -220,6 +258,74 @@ fn write_issue_log(
     f.flush()
 }
 
+/// Reads a DAWS profile and checks it against the program's kernels.
+fn load_profile(
+    path: &std::path::Path,
+    prepared: &gpusim::workload::runner::Prepared,
+) -> Result<gpusim::sched::daws::profile::DawsProfile, String> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    let p = gpusim::sched::daws::profile::DawsProfile::parse(&name, &text)?;
+    p.check_program(&name, &prepared.program)?;
+    Ok(p)
+}
+
+/// `run --sched best-swl`: the sweep's table, then the best run.
+fn run_best_swl(
+    prepared: &gpusim::workload::runner::Prepared,
+    args: &[(String, String)],
+    cfg: &gpusim::config::GpuConfig,
+    policies: &gpusim::timing::Policies,
+    out: Outputs<'_>,
+    jobs: usize,
+    colour: bool,
+) -> ExitCode {
+    match gpusim::timing::sweep::best_swl(prepared, args, cfg, policies, jobs) {
+        Ok(s) => {
+            println!("{}", kernel_names(prepared));
+            println!("best-swl  swl:N for N = 1..{} (cycles):", s.cycles.len());
+            for (n, c) in &s.cycles {
+                let mark = if *n == s.best_limit { "  <- best" } else { "" };
+                println!("  swl:{n:<3} {c:>12}{mark}");
+            }
+            println!(
+                "best      swl:{} ({} cycles)",
+                s.best_limit, s.best.stats.cycles
+            );
+            finish_timed(prepared, s.best, out)
+        }
+        Err(e) => report_run_error(e, colour),
+    }
+}
+
+/// Prints a timed run's check and summary and writes its outputs.
+fn finish_timed(
+    prepared: &gpusim::workload::runner::Prepared,
+    r: gpusim::timing::TimedRun,
+    out: Outputs<'_>,
+) -> ExitCode {
+    if let Some(path) = out.issue_log
+        && let Err(e) = write_issue_log(prepared, &r.issue_log, path)
+    {
+        eprintln!("error: cannot write {}: {e}", path.display());
+        return ExitCode::from(2);
+    }
+    print!("check     {}", r.check);
+    print!("{}", gpusim::report::summary::timing_summary(&r.stats));
+    if let Some(path) = out.json {
+        let text = serde_json::to_string_pretty(&r.stats).expect("stats serialize");
+        if let Err(e) = std::fs::write(path, text + "\n") {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
+    if r.check.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 fn run_timed(
     prepared: &gpusim::workload::runner::Prepared,
     args: &[(String, String)],
@@ -228,31 +334,70 @@ fn run_timed(
     out: Outputs<'_>,
     colour: bool,
 ) -> ExitCode {
-    let json = out.json;
     let log = out.issue_log.is_some();
     match gpusim::timing::run_timed_with(prepared, args, cfg, policies, log) {
         Ok(r) => {
-            if let Some(path) = out.issue_log
-                && let Err(e) = write_issue_log(prepared, &r.issue_log, path)
-            {
-                eprintln!("error: cannot write {}: {e}", path.display());
+            println!("{}", kernel_names(prepared));
+            finish_timed(prepared, r, out)
+        }
+        Err(e) => report_run_error(e, colour),
+    }
+}
+
+/// `gpusim profile`.
+#[allow(clippy::too_many_arguments)]
+fn profile_cmd(
+    file: &std::path::Path,
+    output: &std::path::Path,
+    sched: String,
+    config: &str,
+    sets: &[(String, String)],
+    launch: Option<&std::path::Path>,
+    args: &[(String, String)],
+    colour: bool,
+) -> ExitCode {
+    let prepared = match gpusim::workload::runner::prepare(file, launch) {
+        Ok(p) => p,
+        Err(e) => return report_run_error(e, colour),
+    };
+    let cfg = match gpusim::config::load_config(config, sets) {
+        Ok(c) => c,
+        Err(d) => {
+            eprint!("{}", d.render(colour));
+            return ExitCode::from(2);
+        }
+    };
+    let policies = gpusim::timing::Policies {
+        record_profile: true,
+        ..gpusim::timing::Policies::sched(&sched)
+    };
+    match gpusim::timing::run_timed_with(&prepared, args, &cfg, &policies, false) {
+        Ok(r) => {
+            println!("{}", kernel_names(&prepared));
+            print!("check     {}", r.check);
+            if !r.check.passed() {
+                eprintln!("error: the profiling run's check failed; nothing written");
+                return ExitCode::FAILURE;
+            }
+            let p = r.profile.expect("recording run returns a profile");
+            let text = serde_json::to_string_pretty(&p).expect("profile serializes");
+            if let Err(e) = std::fs::write(output, text + "\n") {
+                eprintln!("error: cannot write {}: {e}", output.display());
                 return ExitCode::from(2);
             }
-            println!("{}", kernel_names(prepared));
-            print!("check     {}", r.check);
-            print!("{}", gpusim::report::summary::timing_summary(&r.stats));
-            if let Some(path) = json {
-                let text = serde_json::to_string_pretty(&r.stats).expect("stats serialize");
-                if let Err(e) = std::fs::write(path, text + "\n") {
-                    eprintln!("error: cannot write {}: {e}", path.display());
-                    return ExitCode::from(2);
-                }
+            for k in &p.kernels {
+                let loads: usize = k.loops.iter().map(|l| l.loads.len()).sum();
+                println!(
+                    "profile   {}: {} loop{} with intra-warp locality, {} classified load{}",
+                    k.kernel,
+                    k.loops.len(),
+                    if k.loops.len() == 1 { "" } else { "s" },
+                    loads,
+                    if loads == 1 { "" } else { "s" }
+                );
             }
-            if r.check.passed() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
+            println!("wrote     {}", output.display());
+            ExitCode::SUCCESS
         }
         Err(e) => report_run_error(e, colour),
     }
@@ -358,6 +503,8 @@ fn main() -> ExitCode {
             sched,
             fetch,
             cta,
+            profile,
+            jobs,
             config,
             sets,
             json,
@@ -381,7 +528,27 @@ fn main() -> ExitCode {
                     json: json.as_deref(),
                     issue_log: issue_log.as_deref(),
                 };
-                let policies = gpusim::timing::Policies { sched, fetch, cta };
+                let profile = match profile {
+                    None => None,
+                    Some(path) => match load_profile(&path, &prepared) {
+                        Ok(p) => Some(std::sync::Arc::new(p)),
+                        Err(e) => {
+                            eprintln!("error: {e}");
+                            return ExitCode::from(2);
+                        }
+                    },
+                };
+                let policies = gpusim::timing::Policies {
+                    sched,
+                    fetch,
+                    cta,
+                    profile,
+                    record_profile: false,
+                };
+                if policies.sched == "best-swl" {
+                    let jobs = jobs.unwrap_or_else(gpusim::timing::sweep::default_jobs);
+                    return run_best_swl(&prepared, &args, &cfg, &policies, out, jobs, colour);
+                }
                 return run_timed(&prepared, &args, &cfg, &policies, out, colour);
             }
             let options = gpusim::workload::host::FunctionalOptions::default();
@@ -462,6 +629,24 @@ fn main() -> ExitCode {
             }
         }
         Command::Bless { paths, check, add } => bless(&paths, check, &add),
+        Command::Profile {
+            file,
+            output,
+            sched,
+            config,
+            sets,
+            launch,
+            args,
+        } => profile_cmd(
+            &file,
+            &output,
+            sched,
+            &config,
+            &sets,
+            launch.as_deref(),
+            &args,
+            colour,
+        ),
         Command::Config { spec, sets } => match gpusim::config::load_config(&spec, &sets) {
             Ok(c) => {
                 print!("{}", c.to_toml());

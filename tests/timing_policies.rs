@@ -5,8 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use gpusim::config::GpuConfig;
+use std::sync::Arc;
+
 use gpusim::sched::registry::ISSUE_POLICIES;
-use gpusim::timing::{Stall, run_timed};
+use gpusim::timing::Stall;
+use gpusim::timing::{Policies, run_timed_with};
 use gpusim::workload::runner::prepare;
 
 fn manifests() -> Vec<PathBuf> {
@@ -31,9 +34,28 @@ fn every_kernel_passes_under_every_policy() {
     let mut runs = 0;
     for m in manifests() {
         let p = prepare(&m, None).unwrap_or_else(|_| panic!("{}", m.display()));
-        for (sched, _) in ISSUE_POLICIES {
+        // A DAWS profile of this workload for `daws-profiled`.
+        let rec = Policies {
+            record_profile: true,
+            ..Policies::sched("gto")
+        };
+        let profile = run_timed_with(&p, &[], &cfg, &rec, false)
+            .expect("profiling run")
+            .profile
+            .map(Arc::new);
+        for (name, _) in ISSUE_POLICIES {
+            // `best-swl` is a sweep of `swl:N` runs (tested in daws.rs).
+            let sched = match *name {
+                "best-swl" => continue,
+                "swl:N" => "swl:2",
+                s => s,
+            };
             runs += 1;
-            match run_timed(&p, &[], &cfg, sched, "lrr") {
+            let pol = Policies {
+                profile: profile.clone(),
+                ..Policies::sched(sched)
+            };
+            match run_timed_with(&p, &[], &cfg, &pol, false) {
                 Ok(r) => {
                     if !r.check.passed() {
                         failures.push(format!("{} {sched}: {}", m.display(), r.check));

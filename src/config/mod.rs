@@ -223,6 +223,23 @@ pub struct DramConfig {
 pub struct SchedConfig {
     /// Active-set size of `two-level`.
     pub two_level_active: u32,
+    /// CCWS: a warp's base lost-locality score.
+    pub ccws_base_score: u32,
+    /// CCWS: `KThrottle`, the scale of a victim-tag hit's score increase.
+    pub ccws_k_throttle: u32,
+    /// CCWS: points a score above the base loses per cycle.
+    pub ccws_decay: u32,
+    /// Victim tags per warp (CCWS, DAWS and the `vta_hits` statistic).
+    pub vta_entries: u32,
+    /// Victim-tag associativity.
+    pub vta_ways: u32,
+    /// DAWS: `kAssocFactor` in percent (`EffCacheSize` = this % of the
+    /// L1D's lines).
+    pub daws_assoc_percent: u32,
+    /// DAWS: intra-loop repetition detector entries per SM.
+    pub daws_ilrd_entries: u32,
+    /// DAWS: intra-loop repetition detector associativity.
+    pub daws_ilrd_ways: u32,
 }
 
 /// Simulation controls.
@@ -321,6 +338,14 @@ impl GpuConfig {
             },
             sched: SchedConfig {
                 two_level_active: 8,
+                ccws_base_score: 100,
+                ccws_k_throttle: 8,
+                ccws_decay: 1,
+                vta_entries: 16,
+                vta_ways: 8,
+                daws_assoc_percent: 60,
+                daws_ilrd_entries: 64,
+                daws_ilrd_ways: 8,
             },
             sim: SimConfig {
                 idle_skip: true,

@@ -240,6 +240,14 @@ schema! {
     }
     sched: SchedConfig, "scheduling-policy parameters" {
         two_level_active: U32, "active-set size of the two-level scheduler";
+        ccws_base_score: U32, "CCWS: a warp's base lost-locality score (DAWS Table 3: 100)";
+        ccws_k_throttle: U32, "CCWS: KThrottle, scale of a victim-tag hit's score increase (DAWS Table 3: 8)";
+        ccws_decay: U32, "CCWS: points a score above the base loses per cycle";
+        vta_entries: U32, "victim tags per warp (DAWS Table 3: 16)";
+        vta_ways: U32, "victim-tag associativity (DAWS Table 3: 8-way)";
+        daws_assoc_percent: U32, "DAWS: kAssocFactor in percent; EffCacheSize = this % of L1D lines (DAWS Table 4: 0.6)";
+        daws_ilrd_entries: U32, "DAWS: intra-loop repetition detector entries per SM (DAWS Table 4: 64)";
+        daws_ilrd_ways: U32, "DAWS: intra-loop repetition detector associativity (DAWS Table 4: 8-way)";
     }
     sim: SimConfig, "simulation controls" {
         idle_skip: Bool, "jump over cycles in which nothing can change (never changes results)";

@@ -127,6 +127,31 @@ impl GpuConfig {
             );
         }
 
+        // Set-associative policy tables: whole sets.
+        let s = &self.sched;
+        for (keys, entries, ways) in [
+            (
+                ["sched.vta_entries", "sched.vta_ways"],
+                s.vta_entries,
+                s.vta_ways,
+            ),
+            (
+                ["sched.daws_ilrd_entries", "sched.daws_ilrd_ways"],
+                s.daws_ilrd_entries,
+                s.daws_ilrd_ways,
+            ),
+        ] {
+            if ways != 0 && entries % ways != 0 {
+                bad(
+                    &keys,
+                    format!(
+                        "`{}` = {entries} is not a multiple of `{}` = {ways} (whole sets)",
+                        keys[0], keys[1]
+                    ),
+                );
+            }
+        }
+
         // Cache geometry: power-of-two sets and lines.
         let caches: [(&'static str, &'static str, u32, u32); 3] = [
             (

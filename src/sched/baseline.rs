@@ -26,7 +26,13 @@ impl IssuePolicy for Lrr {
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
         round_robin_from(view, self.last, out);
     }
-    fn on_issue(&mut self, slot: u32, _v: &SchedView<'_>, _i: &crate::timing::units::TimingInst) {
+    fn on_issue(
+        &mut self,
+        slot: u32,
+        _v: &SchedView<'_>,
+        _i: &crate::timing::units::TimingInst,
+        _w: &crate::sched::Issued,
+    ) {
         self.last = Some(slot);
     }
 }
@@ -59,7 +65,13 @@ impl IssuePolicy for Srr {
             out.push(w);
         }
     }
-    fn on_issue(&mut self, slot: u32, _v: &SchedView<'_>, _i: &crate::timing::units::TimingInst) {
+    fn on_issue(
+        &mut self,
+        slot: u32,
+        _v: &SchedView<'_>,
+        _i: &crate::timing::units::TimingInst,
+        _w: &crate::sched::Issued,
+    ) {
         self.last = Some(slot);
     }
 }
@@ -75,13 +87,19 @@ impl IssuePolicy for Gto {
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
         greedy_then(view, self.last, out, |v, o| o.extend_from_slice(v.warps));
     }
-    fn on_issue(&mut self, slot: u32, _v: &SchedView<'_>, _i: &crate::timing::units::TimingInst) {
+    fn on_issue(
+        &mut self,
+        slot: u32,
+        _v: &SchedView<'_>,
+        _i: &crate::timing::units::TimingInst,
+        _w: &crate::sched::Issued,
+    ) {
         self.last = Some(slot);
     }
 }
 
 /// `last` first (when still on the scheduler), then `rest`'s order without it.
-fn greedy_then(
+pub(crate) fn greedy_then(
     view: &SchedView<'_>,
     last: Option<u32>,
     out: &mut Vec<u32>,
@@ -112,7 +130,13 @@ impl IssuePolicy for Gtrr {
         let last = self.last;
         greedy_then(view, last, out, |v, o| round_robin_from(v, last, o));
     }
-    fn on_issue(&mut self, slot: u32, _v: &SchedView<'_>, _i: &crate::timing::units::TimingInst) {
+    fn on_issue(
+        &mut self,
+        slot: u32,
+        _v: &SchedView<'_>,
+        _i: &crate::timing::units::TimingInst,
+        _w: &crate::sched::Issued,
+    ) {
         self.last = Some(slot);
     }
 }

@@ -4,10 +4,16 @@
 //! [`registry`].
 
 pub mod baseline;
+pub mod ccws;
 pub mod cta_rr;
+pub mod daws;
 pub mod registry;
+pub mod swl;
 pub mod two_level;
 
+use crate::analysis::KernelAnalysis;
+use crate::config::GpuConfig;
+use crate::ir::Kernel;
 use crate::timing::units::TimingInst;
 
 /// What a policy may know about one warp slot.
@@ -25,6 +31,11 @@ pub struct WarpView {
     pub long_pending: u32,
     /// CTA slot on the SM.
     pub cta: u32,
+    /// PC of the warp's next instruction.
+    pub pc: u32,
+    /// Lanes active in the warp's last issued instruction (its thread
+    /// count before the first).
+    pub lanes: u32,
 }
 
 /// A scheduler's view of its warps.
@@ -39,7 +50,65 @@ pub struct SchedView<'a> {
     pub info: &'a [WarpView],
 }
 
-/// A warp-issue policy (one instance per scheduler).
+/// What the pipeline tells a policy about an instruction just issued.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Issued {
+    /// Its PC (instruction index in the kernel).
+    pub pc: u32,
+    /// Lanes that executed it.
+    pub lanes: u32,
+    /// The warp's next PC, `None` once it exited.
+    pub next_pc: Option<u32>,
+    /// The warp now waits at a barrier.
+    pub barrier: bool,
+}
+
+/// The L1D's verdict on every line request of one global/local load
+/// (the DAWS paper's memory-system feedback, Fig. 7 (B)), delivered when
+/// the last request has been looked up.
+#[derive(Clone, Copy, Debug)]
+pub struct LoadFeedback<'a> {
+    /// The load's PC.
+    pub pc: u32,
+    /// Lanes that executed it.
+    pub lanes: u32,
+    /// Its line addresses (byte address / line size), in request order.
+    pub lines: &'a [u64],
+    /// Hits on lines this warp brought in, or merges into this warp's
+    /// own outstanding miss (captured intra-warp locality).
+    pub own_hits: u32,
+    /// Hits on (or merges into misses of) other warps' lines.
+    pub other_hits: u32,
+    /// Misses sent to L2.
+    pub misses: u32,
+    /// Misses whose line was in this warp's victim tags (lost intra-warp
+    /// locality, CCWS §4.1).
+    pub vta_hits: u32,
+}
+
+impl LoadFeedback<'_> {
+    /// The load showed intra-warp locality, captured or lost.
+    pub fn has_intra_warp_locality(&self) -> bool {
+        self.own_hits > 0 || self.vta_hits > 0
+    }
+}
+
+/// What does not change during a launch, for policies that study the code.
+#[derive(Clone, Copy)]
+pub struct LaunchInfo<'a> {
+    /// The kernel.
+    pub kernel: &'a Kernel,
+    /// Its CFG, post-dominators and loops.
+    pub analysis: &'a KernelAnalysis,
+    /// Per-instruction timing facts.
+    pub table: &'a [TimingInst],
+    /// The machine.
+    pub cfg: &'a GpuConfig,
+}
+
+/// A warp-issue policy (one instance per scheduler; the schedulers of one
+/// SM may share state, see [`registry::issue_policies`]). Events about a
+/// warp go to the policy of the scheduler that owns it.
 pub trait IssuePolicy {
     /// Writes the scheduler's warps in priority order into `out` (cleared
     /// by the caller). Warps left out may not issue this cycle.
@@ -54,7 +123,23 @@ pub trait IssuePolicy {
         true
     }
     /// `slot` issued `inst` this cycle.
-    fn on_issue(&mut self, _slot: u32, _view: &SchedView<'_>, _inst: &TimingInst) {}
+    fn on_issue(&mut self, _slot: u32, _view: &SchedView<'_>, _inst: &TimingInst, _what: &Issued) {}
+    /// A launch begins (before any warp of it is placed).
+    fn on_launch(&mut self, _launch: &LaunchInfo<'_>) {}
+    /// The launch finished.
+    fn on_launch_end(&mut self) {}
+    /// A warp was placed in `slot`.
+    fn on_warp_start(&mut self, _slot: u32) {}
+    /// The warp in `slot` exited.
+    fn on_warp_exit(&mut self, _slot: u32) {}
+    /// The L1D served every line request of a load of `slot`.
+    fn on_load(&mut self, _slot: u32, _feedback: &LoadFeedback<'_>) {}
+    /// The earliest cycle after `now` at which this policy's decisions may
+    /// change with nothing else happening (scores that decay with time),
+    /// so the pipeline does not sleep through it.
+    fn next_change(&self, _now: u64) -> Option<u64> {
+        None
+    }
 }
 
 /// A fetch policy (one per SM): picks the warp that fetches this cycle

@@ -1,8 +1,16 @@
 //! Names → policy constructors (the `--sched` and `--fetch` values).
 
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
 use crate::config::GpuConfig;
 use crate::sched::baseline::{FetchLrr, Gto, Gtrr, Lrr, Oldest, Srr};
+use crate::sched::ccws::{Ccws, CcwsScores};
 use crate::sched::cta_rr::CtaRoundRobin;
+use crate::sched::daws::profile::{DawsProfile, ProfileRecorder};
+use crate::sched::daws::{Daws, DawsCore, DawsMode};
+use crate::sched::swl::Swl;
 use crate::sched::two_level::TwoLevel;
 use crate::sched::{CtaPolicy, FetchPolicy, IssuePolicy};
 
@@ -20,13 +28,128 @@ pub const ISSUE_POLICIES: &[(&str, &str)] = &[
         "two-level",
         "active set of sched.two_level_active warps, LRR; long ops demote",
     ),
+    (
+        "swl:N",
+        "static warp limiting: GTO over only the N oldest warps of the SM",
+    ),
+    (
+        "best-swl",
+        "runs swl:N for N = 1..core.max_warps_per_sm and reports the best",
+    ),
+    (
+        "ccws",
+        "cache-conscious wavefront scheduling: victim-tag lost-locality scores limit loads",
+    ),
+    (
+        "daws",
+        "divergence-aware (detected): footprint predictions limit loads in loops",
+    ),
+    (
+        "daws-profiled",
+        "divergence-aware with the load classification of --profile FILE",
+    ),
 ];
+
+/// Inputs some policies need besides the config.
+#[derive(Clone, Debug, Default)]
+pub struct PolicyEnv {
+    /// The load classification for `daws-profiled`.
+    pub profile: Option<Arc<DawsProfile>>,
+    /// Record a DAWS profile (any issue policy; see `daws::profile`).
+    pub recorder: Option<Rc<RefCell<ProfileRecorder>>>,
+}
+
+/// Why no issue policy could be built for a name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PolicyError {
+    /// Not a policy name.
+    Unknown,
+    /// A known policy that cannot be built: the reason.
+    Invalid(String),
+}
+
+/// The `N` of `swl:N`, if `name` has that form.
+pub fn swl_limit(name: &str) -> Option<Result<u32, String>> {
+    let n = name.strip_prefix("swl:")?;
+    Some(match n.parse::<u32>() {
+        Ok(v) if v >= 1 => Ok(v),
+        _ => Err(format!(
+            "`{name}`: the warp limit must be a whole number from 1 (as in `swl:4`)"
+        )),
+    })
+}
+
+/// The issue policies of one SM's `n` schedulers (cache-aware policies
+/// share one per-SM state among them).
+pub fn issue_policies(
+    name: &str,
+    cfg: &GpuConfig,
+    n: usize,
+    env: &PolicyEnv,
+) -> Result<Vec<Box<dyn IssuePolicy>>, PolicyError> {
+    let slots = cfg.core.max_warps_per_sm as usize;
+    let mut pols: Vec<Box<dyn IssuePolicy>> = match name {
+        "ccws" => {
+            let scores = Rc::new(RefCell::new(CcwsScores::new(cfg, slots)));
+            (0..n)
+                .map(|_| Box::new(Ccws::new(scores.clone())) as Box<dyn IssuePolicy>)
+                .collect()
+        }
+        "daws" | "daws-profiled" => {
+            let mode = if name == "daws" {
+                DawsMode::Detected
+            } else {
+                let Some(p) = env.profile.clone() else {
+                    return Err(PolicyError::Invalid(
+                        "`daws-profiled` needs a load classification profile: --profile FILE (made by `gpusim profile`)".into(),
+                    ));
+                };
+                DawsMode::Profiled(p)
+            };
+            let core = Rc::new(RefCell::new(DawsCore::new(cfg, slots, mode)));
+            (0..n)
+                .map(|_| Box::new(Daws::new(core.clone())) as Box<dyn IssuePolicy>)
+                .collect()
+        }
+        _ => {
+            if let Some(limit) = swl_limit(name) {
+                let limit = limit.map_err(PolicyError::Invalid)?;
+                (0..n)
+                    .map(|_| Box::new(Swl::new(limit)) as Box<dyn IssuePolicy>)
+                    .collect()
+            } else if name == "best-swl" {
+                return Err(PolicyError::Invalid(
+                    "`best-swl` is a sweep of `swl:N` runs, not one policy (use it with `gpusim run`)".into(),
+                ));
+            } else {
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(issue_policy(name, cfg).ok_or(PolicyError::Unknown)?);
+                }
+                v
+            }
+        }
+    };
+    if let Some(r) = &env.recorder {
+        let core = Rc::new(RefCell::new(DawsCore::new(
+            cfg,
+            slots,
+            DawsMode::Record(r.clone()),
+        )));
+        pols = pols
+            .into_iter()
+            .map(|p| Box::new(Daws::recording(core.clone(), p)) as Box<dyn IssuePolicy>)
+            .collect();
+    }
+    Ok(pols)
+}
 
 /// Fetch policies: name and description.
 pub const FETCH_POLICIES: &[(&str, &str)] =
     &[("lrr", "round robin over warps with an empty I-buffer")];
 
-/// A fresh issue policy for one scheduler, or `None` for an unknown name.
+/// A fresh baseline issue policy for one scheduler (the policies without
+/// per-SM state), or `None` for other names.
 pub fn issue_policy(name: &str, cfg: &GpuConfig) -> Option<Box<dyn IssuePolicy>> {
     Some(match name {
         "lrr" => Box::new(Lrr::default()),

@@ -57,7 +57,13 @@ impl IssuePolicy for TwoLevel {
         out.extend_from_slice(&self.active[..start]);
     }
 
-    fn on_issue(&mut self, slot: u32, _view: &SchedView<'_>, inst: &TimingInst) {
+    fn on_issue(
+        &mut self,
+        slot: u32,
+        _view: &SchedView<'_>,
+        inst: &TimingInst,
+        _what: &crate::sched::Issued,
+    ) {
         self.last = Some(slot);
         if inst.long_mem {
             self.active.retain(|&w| w != slot);

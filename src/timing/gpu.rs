@@ -7,7 +7,8 @@
 use crate::config::GpuConfig;
 use crate::func::error::SimErrorKind;
 use crate::func::{GlobalMemory, SimError};
-use crate::sched::registry;
+use crate::sched::LaunchInfo;
+use crate::sched::registry::{self, PolicyEnv, PolicyError};
 use crate::timing::cta::{CtaScheduler, cta_need, never_fits};
 use crate::timing::memsys::{MemSys, Packet};
 use crate::timing::sm::{IssueRecord, LaunchCtx, Sm};
@@ -38,6 +39,18 @@ impl Gpu {
     /// A GPU running issue policy `sched` and fetch policy `fetch`; an
     /// unknown name is an error naming the choices.
     pub fn new(cfg: &GpuConfig, sched: &str, fetch: &str, cta: &str) -> Result<Gpu, String> {
+        Gpu::with_env(cfg, sched, fetch, cta, &PolicyEnv::default())
+    }
+
+    /// [`Gpu::new`] with the inputs some policies need (a DAWS profile, a
+    /// profile recorder).
+    pub fn with_env(
+        cfg: &GpuConfig,
+        sched: &str,
+        fetch: &str,
+        cta: &str,
+        env: &PolicyEnv,
+    ) -> Result<Gpu, String> {
         let Some(cta_policy) = registry::cta_policy(cta) else {
             let names: Vec<&str> = registry::CTA_POLICIES.iter().map(|p| p.0).collect();
             return Err(format!(
@@ -45,12 +58,17 @@ impl Gpu {
                 names.join(", ")
             ));
         };
-        if registry::issue_policy(sched, cfg).is_none() {
-            let names: Vec<&str> = registry::ISSUE_POLICIES.iter().map(|p| p.0).collect();
-            return Err(format!(
-                "unknown scheduler `{sched}` (choices: {})",
-                names.join(", ")
-            ));
+        let ns = cfg.core.schedulers_per_sm.max(1) as usize;
+        match registry::issue_policies(sched, cfg, ns, env) {
+            Ok(_) => {}
+            Err(PolicyError::Unknown) => {
+                let names: Vec<&str> = registry::ISSUE_POLICIES.iter().map(|p| p.0).collect();
+                return Err(format!(
+                    "unknown scheduler `{sched}` (choices: {})",
+                    names.join(", ")
+                ));
+            }
+            Err(PolicyError::Invalid(why)) => return Err(why),
         }
         if registry::fetch_policy(fetch).is_none() {
             let names: Vec<&str> = registry::FETCH_POLICIES.iter().map(|p| p.0).collect();
@@ -61,9 +79,8 @@ impl Gpu {
         }
         let sms = (0..cfg.core.num_sms.max(1))
             .map(|i| {
-                let pols = (0..cfg.core.schedulers_per_sm.max(1))
-                    .map(|_| registry::issue_policy(sched, cfg).expect("checked"))
-                    .collect();
+                let pols = registry::issue_policies(sched, cfg, ns, env)
+                    .unwrap_or_else(|_| unreachable!("checked above"));
                 Sm::new(
                     i,
                     cfg,
@@ -102,7 +119,17 @@ impl Gpu {
         if total == 0 {
             return Err(SimError::launch(&ctx.kernel.name, "the grid is empty"));
         }
+        let info = LaunchInfo {
+            kernel: ctx.kernel,
+            analysis: ctx.analysis,
+            table: ctx.table,
+            cfg: ctx.cfg,
+        };
         for sm in &mut self.sms {
+            for p in &mut sm.policies {
+                p.on_launch(&info);
+            }
+            sm.vta.clear_all();
             sm.spare_ctas.clear();
             sm.l1d.clear();
             sm.icache.clear();
@@ -214,6 +241,11 @@ impl Gpu {
                     limit: ctx.cfg.sim.max_cycles,
                 };
                 return Err(e);
+            }
+        }
+        for sm in &mut self.sms {
+            for p in &mut sm.policies {
+                p.on_launch_end();
             }
         }
         let insts_after: u64 = self.sms.iter().map(|s| s.stats.warp_insts).sum();

@@ -2,8 +2,14 @@
 //! with every launch run on the cycle-level [`Gpu`]. One workload therefore
 //! serves both modes, and its reference check runs on timed results.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
 use crate::config::GpuConfig;
 use crate::func::{SimError, SimErrorKind};
+use crate::sched::daws::profile::{DawsProfile, ProfileRecorder};
+use crate::sched::registry::PolicyEnv;
 use crate::timing::gpu::Gpu;
 use crate::timing::sm::{IssueRecord, LaunchCtx};
 use crate::timing::stats::Stats;
@@ -21,6 +27,8 @@ pub struct TimingHost<'p> {
     pub device: FunctionalHost<'p>,
     /// The GPU.
     pub gpu: Gpu,
+    /// Collects a DAWS profile (when the policies ask for one).
+    pub recorder: Option<Rc<RefCell<ProfileRecorder>>>,
     regs_per_thread: u32,
 }
 
@@ -31,7 +39,14 @@ impl<'p> TimingHost<'p> {
         cfg: &GpuConfig,
         policies: &Policies,
     ) -> Result<TimingHost<'p>, String> {
-        let gpu = Gpu::new(cfg, &policies.sched, &policies.fetch, &policies.cta)?;
+        let recorder = policies
+            .record_profile
+            .then(|| Rc::new(RefCell::new(ProfileRecorder::default())));
+        let env = PolicyEnv {
+            profile: policies.profile.clone(),
+            recorder: recorder.clone(),
+        };
+        let gpu = Gpu::with_env(cfg, &policies.sched, &policies.fetch, &policies.cta, &env)?;
         let options = FunctionalOptions {
             warp_size: cfg.core.warp_size,
             nsm: cfg.core.num_sms,
@@ -44,6 +59,7 @@ impl<'p> TimingHost<'p> {
         Ok(TimingHost {
             device,
             gpu,
+            recorder,
             regs_per_thread: p
                 .manifest
                 .manifest
@@ -99,6 +115,7 @@ impl Host for TimingHost<'_> {
             cfg: &cfg,
             sb_words: scoreboard_words(kernel),
             code_base: crate::timing::fetch::CODE_BASE + ((k as u64) << 32),
+            analysis: &program.analyses[k],
         };
         let rpt = self.regs_per_thread;
         self.gpu
@@ -126,9 +143,12 @@ pub struct TimedRun {
     pub stats: Stats,
     /// Every issued instruction, when asked for.
     pub issue_log: Vec<IssueRecord>,
+    /// The recorded DAWS profile, when asked for.
+    pub profile: Option<DawsProfile>,
 }
 
-/// The policies of a timed run (`--sched`, `--fetch`, `--cta`).
+/// The policies of a timed run (`--sched`, `--fetch`, `--cta`,
+/// `--profile`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policies {
     /// Issue policy.
@@ -137,6 +157,11 @@ pub struct Policies {
     pub fetch: String,
     /// CTA policy.
     pub cta: String,
+    /// Load classification for `daws-profiled`.
+    pub profile: Option<Arc<DawsProfile>>,
+    /// Record a DAWS load classification profile during the run
+    /// (`gpusim profile`; returned in [`TimedRun::profile`]).
+    pub record_profile: bool,
 }
 
 impl Policies {
@@ -147,6 +172,8 @@ impl Policies {
             sched: sched.to_string(),
             fetch: "lrr".to_string(),
             cta: "rr".to_string(),
+            profile: None,
+            record_profile: false,
         }
     }
 }
@@ -187,5 +214,6 @@ pub fn run_timed_with(
         check,
         stats: host.gpu.stats(),
         issue_log: host.gpu.take_issue_log(),
+        profile: host.recorder.as_ref().map(|r| r.borrow().finish()),
     })
 }

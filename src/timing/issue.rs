@@ -12,7 +12,7 @@
 use crate::func::exec::{ExecCtx, LaunchEnv, exec_into};
 use crate::func::{GlobalMemory, SimError};
 use crate::ir::{Opcode, Operand};
-use crate::sched::{IssuePolicy, SchedView};
+use crate::sched::{IssuePolicy, Issued, SchedView};
 use crate::timing::sm::{IssueRecord, LaunchCtx, Sm, SmEvent, WarpSlot};
 use crate::timing::stats::Stall;
 use crate::timing::units::{Unit, UnitPool};
@@ -316,8 +316,15 @@ impl Sm {
         let d = self.dyn_buf;
         self.stats.warp_insts += 1;
         self.warps[si].insts += 1;
-        self.stats.thread_insts += u64::from(d.exec.count_ones());
+        let lanes = d.exec.count_ones();
+        self.stats.thread_insts += u64::from(lanes);
+        let bin = (lanes.saturating_sub(1) * 8 / cfg.core.warp_size.max(1)).min(7);
+        self.stats.lane_histogram[bin as usize] += 1;
         let ti = &ctx.table[head.pc as usize];
+        self.views[si].lanes = lanes;
+        if let Some(npc) = d.next_pc {
+            self.views[si].pc = npc;
+        }
         {
             let (ages, slots) = &self.sched_warps[s];
             let view = SchedView {
@@ -326,7 +333,16 @@ impl Sm {
                 by_slot: slots,
                 info: &self.views,
             };
-            self.policies[s].on_issue(slot, &view, ti);
+            let what = Issued {
+                pc: head.pc,
+                lanes,
+                next_pc: d.next_pc,
+                barrier: d.barrier,
+            };
+            self.policies[s].on_issue(slot, &view, ti, &what);
+            if d.next_pc.is_none() {
+                self.policies[s].on_warp_exit(slot);
+            }
         }
         // Control flow: keep the I-buffer only if it holds the next PC.
         let w = &mut self.warps[si];

@@ -20,9 +20,10 @@
 use crate::func::GlobalMemory;
 use crate::func::exec::perform_atomic;
 use crate::ir::Space;
+use crate::sched::LoadFeedback;
 use crate::timing::coalescer::{bank_conflict_degree, coalesce};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
-use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, LdStStall, Mshr, Sm, SmEvent};
+use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, LdStJob, LdStStall, Mshr, Sm, SmEvent};
 
 /// Base of the address range local memory is mapped to for caching.
 pub const LOCAL_TIMING_BASE: u64 = 0xd000_0000_0000;
@@ -107,6 +108,9 @@ impl Sm {
                 job.slot = slot;
                 job.next = 0;
                 job.kind = kind;
+                job.pc = d.inst.0;
+                job.lanes = d.exec.count_ones();
+                job.outcomes = [0; 4];
                 job.inflight = u32::MAX;
                 if kind != JobKind::Store {
                     let id = self.alloc_inflight(InflightMem {
@@ -124,6 +128,27 @@ impl Sm {
                 }
                 self.ldst_job = Some(job);
             }
+        }
+    }
+
+    /// Tells the policy of `job`'s warp how the L1D served its load.
+    fn load_feedback(&mut self, job: &LdStJob) {
+        self.line_buf.clear();
+        self.line_buf.extend(job.reqs.iter().map(|r| r.line));
+        let fb = LoadFeedback {
+            pc: job.pc,
+            lanes: job.lanes,
+            lines: &self.line_buf,
+            own_hits: job.outcomes[0],
+            other_hits: job.outcomes[1],
+            misses: job.outcomes[2],
+            vta_hits: job.outcomes[3],
+        };
+        let ns = self.policies.len() as u32;
+        let p = &mut self.policies[(job.slot % ns) as usize];
+        p.on_load(job.slot, &fb);
+        if p.throttles() {
+            self.issue_dirty = true;
         }
     }
 
@@ -170,8 +195,10 @@ impl Sm {
                     st.accesses += 1;
                     if owner == dyn_id {
                         st.intra_warp_hits += 1;
+                        job.outcomes[0] += 1;
                     } else {
                         st.inter_warp_hits += 1;
+                        job.outcomes[1] += 1;
                     }
                     let id = job.inflight;
                     self.seq += 1;
@@ -186,12 +213,18 @@ impl Sm {
                 }) {
                     st.accesses += 1;
                     st.mshr_merges += 1;
+                    job.outcomes[if m.owner == dyn_id { 0 } else { 1 }] += 1;
                     m.waiters.push(job.inflight);
                     true
                 } else if let Some(i) = self.mshrs.iter().position(|m| !m.used) {
                     if mem.can_inject(self.id, now) {
                         st.accesses += 1;
                         st.misses += 1;
+                        job.outcomes[2] += 1;
+                        if self.vta.probe(job.slot, r.line) {
+                            st.vta_hits += 1;
+                            job.outcomes[3] += 1;
+                        }
                         let m = &mut self.mshrs[i];
                         *m = Mshr {
                             line: r.line,
@@ -265,6 +298,9 @@ impl Sm {
                 self.issue_dirty = true;
                 self.unit_epoch += 1;
                 let mut j = self.ldst_job.take().expect("job");
+                if j.kind == JobKind::Load {
+                    self.load_feedback(&j);
+                }
                 j.reqs.clear();
                 self.spare_job = Some(j);
             }
@@ -282,8 +318,17 @@ impl Sm {
                     self.changed = true;
                 }
                 let (line, owner) = (self.mshrs[i].line, self.mshrs[i].owner);
-                if self.l1d.fill(line, owner, false).is_some() {
+                if let Some(ev) = self.l1d.fill(line, owner, false) {
                     self.stats.l1d.evictions += 1;
+                    // Into the victim tags of the warp that brought the
+                    // line, if it is still here.
+                    if let Some(&s) = self
+                        .live_slots
+                        .iter()
+                        .find(|&&s| self.warps[s as usize].dyn_id == ev.owner)
+                    {
+                        self.vta.insert(s, ev.line);
+                    }
                 }
                 let waiters = std::mem::take(&mut self.mshrs[i].waiters);
                 self.mshrs[i].used = false;

@@ -17,7 +17,9 @@ pub mod memsys;
 pub mod scoreboard;
 pub mod sm;
 pub mod stats;
+pub mod sweep;
 pub mod units;
+pub mod victim_tags;
 
 pub use gpu::Gpu;
 pub use host::{Policies, TimedRun, TimingHost, run_timed, run_timed_with};

@@ -38,6 +38,8 @@ pub struct LaunchCtx<'a> {
     pub sb_words: usize,
     /// Byte address of this kernel's instruction 0 (see `fetch.rs`).
     pub code_base: u64,
+    /// The kernel's CFG, post-dominators and loops.
+    pub analysis: &'a crate::analysis::KernelAnalysis,
 }
 
 /// One issued instruction (the issue log, for tests and `--issue-log`).
@@ -198,6 +200,13 @@ pub struct LdStJob {
     pub next: usize,
     /// Kind of access.
     pub kind: JobKind,
+    /// The instruction's PC.
+    pub pc: u32,
+    /// Lanes that executed it.
+    pub lanes: u32,
+    /// L1D outcomes so far (loads): own hits, other hits, misses, victim
+    /// tag hits.
+    pub outcomes: [u32; 4],
 }
 
 /// What the LD/ST job does with each line.
@@ -315,6 +324,10 @@ pub struct Sm {
     /// Bumped whenever a unit or the LD/ST unit changes hands (invalidates
     /// cached `structural` and ready reasons).
     pub unit_epoch: u64,
+    /// Victim tags of the warp slots.
+    pub vta: crate::timing::victim_tags::VictimTags,
+    /// Scratch: a finished load's line addresses.
+    pub line_buf: Vec<u64>,
 }
 
 impl Sm {
@@ -373,6 +386,12 @@ impl Sm {
             issue_dirty: true,
             issue_wake: 0,
             unit_epoch: 0,
+            vta: crate::timing::victim_tags::VictimTags::new(
+                nw,
+                cfg.sched.vta_entries,
+                cfg.sched.vta_ways,
+            ),
+            line_buf: Vec::new(),
         }
     }
 
@@ -463,7 +482,11 @@ impl Sm {
                 at_barrier: false,
                 long_pending: 0,
                 cta: c as u32,
+                pc: 0,
+                lanes: (threads - w * lanes).min(lanes),
             };
+            self.vta.clear(s);
+            self.policies[(s % ns) as usize].on_warp_start(s);
             let (age_list, slot_list) = &mut self.sched_warps[(s % ns) as usize];
             let views = &self.views;
             let key = |x: u32| (views[x as usize].age, x);
@@ -649,13 +672,18 @@ impl Sm {
                 next = t;
             }
         };
-        self.warp_wakeups(&mut at);
+        self.warp_wakeups(now, &mut at);
         next
     }
 
     /// Feeds `at` every time at which a unit, the LD/ST unit or a live
     /// warp's I-buffer head, barrier release or sleep changes.
-    fn warp_wakeups(&self, at: &mut impl FnMut(u64)) {
+    fn warp_wakeups(&self, now: u64, at: &mut impl FnMut(u64)) {
+        for p in &self.policies {
+            if let Some(t) = p.next_change(now) {
+                at(t);
+            }
+        }
         for u in &self.units {
             for &b in &u.busy_until {
                 at(b);
@@ -692,7 +720,7 @@ impl Sm {
         if self.ldst_job.is_some() && self.ldst_stall != LdStStall::Mshr {
             at(now + 1);
         }
-        self.warp_wakeups(&mut at);
+        self.warp_wakeups(now, &mut at);
         next
     }
 }

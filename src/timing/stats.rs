@@ -144,6 +144,9 @@ pub struct L1dStats {
     pub mshr_merges: u64,
     /// Misses sent to L2.
     pub misses: u64,
+    /// Misses (sent to L2) whose line was in the missing warp's victim
+    /// tags: lost intra-warp locality (DAWS Fig. 11).
+    pub vta_hits: u64,
     /// Lines evicted by fills.
     pub evictions: u64,
     /// Lines invalidated by global stores.
@@ -163,6 +166,7 @@ impl L1dStats {
         self.inter_warp_hits += o.inter_warp_hits;
         self.mshr_merges += o.mshr_merges;
         self.misses += o.misses;
+        self.vta_hits += o.vta_hits;
         self.evictions += o.evictions;
         self.write_evictions += o.write_evictions;
         self.stores += o.stores;
@@ -200,6 +204,9 @@ pub struct SmStats {
     pub shared_accesses: u64,
     /// Extra LD/ST cycles spent on shared-memory bank conflicts.
     pub bank_conflict_cycles: u64,
+    /// Warp instructions by active lanes, in eighths of the warp:
+    /// `[0]` = 0–4 of 32 lanes, `[1]` = 5–8, …, `[7]` = 29–32 (DAWS Fig. 9).
+    pub lane_histogram: [u64; 8],
 }
 
 impl SmStats {
@@ -212,6 +219,9 @@ impl SmStats {
         self.warp_states.merge(&o.warp_states);
         self.warp_ready += o.warp_ready;
         self.l1d.merge(&o.l1d);
+        for (a, b) in self.lane_histogram.iter_mut().zip(o.lane_histogram) {
+            *a += b;
+        }
         self.icache_hits += o.icache_hits;
         self.icache_misses += o.icache_misses;
         self.ibuffer_flushes += o.ibuffer_flushes;

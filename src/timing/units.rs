@@ -44,6 +44,9 @@ pub struct TimingInst {
     /// A load, atomic or wait on global or local memory (long latency:
     /// `two-level` demotes the warp; the stall is a memory stall).
     pub long_mem: bool,
+    /// A plain load from global or local memory (or generic): what the
+    /// cache-aware policies (CCWS, DAWS) may keep a warp from issuing.
+    pub l1d_load: bool,
     /// Declared state space of a memory instruction.
     pub space: Space,
     /// A control instruction (fetch stops after it until it issues).
@@ -106,6 +109,9 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
             let long_mem = class == OpClass::Mem
                 && matches!(inst.op, Opcode::Ld | Opcode::Atom | Opcode::Wait)
                 && matches!(space, Space::Global | Space::Local | Space::Generic);
+            let l1d_load = class == OpClass::Mem
+                && inst.op == Opcode::Ld
+                && matches!(space, Space::Global | Space::Local | Space::Generic);
             TimingInst {
                 unit,
                 latency: latency.max(1),
@@ -113,6 +119,7 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                 hazards,
                 writes,
                 long_mem,
+                l1d_load,
                 space,
                 control: class == OpClass::Control,
             }
