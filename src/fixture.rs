@@ -208,10 +208,16 @@ pub struct Fixture {
     pub spec: Spec,
 }
 
+/// A single-run issue policy name: a registered one, or `swl:N` (not the
+/// `best-swl` sweep).
 fn is_scheduler(name: &str) -> bool {
-    crate::sched::registry::ISSUE_POLICIES
-        .iter()
-        .any(|(n, _)| *n == name)
+    if let Some(limit) = crate::sched::registry::swl_limit(name) {
+        return limit.is_ok();
+    }
+    name != "best-swl"
+        && crate::sched::registry::ISSUE_POLICIES
+            .iter()
+            .any(|(n, _)| *n == name)
 }
 
 fn scheduler_names() -> String {
@@ -333,13 +339,30 @@ impl Fixture {
         cfg: &GpuConfig,
         sched: &str,
     ) -> Result<TimedRun, FixtureError> {
+        let fail = |e| {
+            self.err(FixtureErrorKind::Run {
+                sched: sched.to_string(),
+                message: render_run_error(e),
+            })
+        };
+        let mut policies = crate::timing::Policies {
+            fetch: self.spec.fetch.clone(),
+            ..crate::timing::Policies::sched(sched)
+        };
+        if sched == "daws-profiled" {
+            // The profile is recorded on the fixture's own input (under
+            // `gto`): the fixture pins the mechanism, the repro measures
+            // generalization to other inputs.
+            let rec = crate::timing::Policies {
+                sched: "gto".into(),
+                record_profile: true,
+                ..policies.clone()
+            };
+            let r = crate::timing::run_timed_with(prepared, &[], cfg, &rec, false).map_err(fail)?;
+            policies.profile = r.profile.map(std::sync::Arc::new);
+        }
         let run =
-            crate::timing::run_timed(prepared, &[], cfg, sched, &self.spec.fetch).map_err(|e| {
-                self.err(FixtureErrorKind::Run {
-                    sched: sched.to_string(),
-                    message: render_run_error(e),
-                })
-            })?;
+            crate::timing::run_timed_with(prepared, &[], cfg, &policies, false).map_err(fail)?;
         if !run.check.passed() {
             return Err(self.err(FixtureErrorKind::Check {
                 sched: sched.to_string(),

@@ -12,6 +12,8 @@ const FIXTURES: &[&str] = &[
     "fixtures/tiny/spmv_scalar.toml",
     "fixtures/tiny/histogram256.toml",
     "fixtures/tiny/bfs.toml",
+    // CCWS limiting loads for long stretches (scores decaying per cycle).
+    "fixtures/tiny/kmeans.toml",
     "fixtures/tiny/spin_mutex_global.toml",
     // Several SMs: sleeping SMs, absorbed replies, CTA assignment.
     "fixtures/gtx480/spmv_scalar.toml",
