@@ -70,6 +70,20 @@ fn every_kernel_passes_under_every_policy() {
                             s.cycles
                         ));
                     }
+                    // Core activity (DAWS Fig. 12) splits the same
+                    // scheduler-cycles: issue cycles are the issued ones,
+                    // throttled ones only where the policy throttles.
+                    let a = s.locality.activity;
+                    if a.issue + a.no_ready + a.throttled != s.schedulers * s.cycles
+                        || a.issue != s.stalls.issued
+                        || (a.throttled > 0 && s.total.warp_states.throttled == 0)
+                    {
+                        failures.push(format!("{} {sched}: activity {a:?}", m.display()));
+                    }
+                    // Lane histogram: one entry per warp instruction.
+                    if s.total.lane_histogram.iter().sum::<u64>() != s.warp_insts {
+                        failures.push(format!("{} {sched}: lane histogram", m.display()));
+                    }
                     // Per-warp counters: every warp is charged one state
                     // per cycle of its life, and they add up to the SMs'.
                     let mut sum = gpusim::timing::StallCounts::default();

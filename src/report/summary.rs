@@ -59,6 +59,30 @@ pub fn timing_summary(s: &Stats) -> String {
         "          {} stores, {} write evictions, {} MSHR-full cycles, {} icnt-stall cycles",
         l.stores, l.write_evictions, l.mshr_full, l.icnt_stall
     );
+    let q = &s.locality;
+    let _ = writeln!(
+        o,
+        "locality  per 1000 warp instructions: {:.1} L1D misses, {:.1} intra-warp hits, {:.1} inter-warp hits, {:.1} victim-tag hits",
+        q.l1d_misses_pki, q.intra_warp_hits_pki, q.inter_warp_hits_pki, q.vta_hits_pki
+    );
+    let a = &q.activity;
+    let _ = writeln!(
+        o,
+        "activity  issue {:.1}%, no warp ready {:.1}%, throttled {:.1}% of scheduler-cycles; {} warp-cycles throttled",
+        pct(a.issue, sc),
+        pct(a.no_ready, sc),
+        pct(a.throttled, sc),
+        q.throttled_warp_cycles
+    );
+    let bins = [
+        "0:4", "5:8", "9:12", "13:16", "17:20", "21:24", "25:28", "29:32",
+    ];
+    let lanes: Vec<String> = bins
+        .iter()
+        .zip(q.lane_fractions)
+        .map(|(b, f)| format!("W[{b}] {:.1}%", 100.0 * f))
+        .collect();
+    let _ = writeln!(o, "lanes     {}", lanes.join("  "));
     let m = &s.mem;
     let _ = writeln!(
         o,

@@ -312,6 +312,7 @@ impl Gpu {
             thread_ipc: total.thread_insts as f64 / c,
             schedulers: u64::from(self.cfg.core.schedulers_per_sm.max(1)) * self.sms.len() as u64,
             stalls: total.stalls,
+            locality: crate::timing::stats::LocalityStats::of(&total),
             total,
             mem: self.mem.stats.clone(),
             launches: self.launches.clone(),

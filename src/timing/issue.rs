@@ -142,6 +142,17 @@ impl Sm {
                     r.ready_unpicked = mask;
                 }
             }
+            let throttled = self.sched_warps[s]
+                .0
+                .iter()
+                .any(|&w| self.warps[w as usize].state == Some(Stall::Throttled));
+            self.sched_activity[s] = if issued > 0 {
+                0
+            } else if throttled {
+                2
+            } else {
+                1
+            };
             self.sched_state[s] = if issued > 0 {
                 Stall::Issued
             } else if n == 0 {

@@ -251,6 +251,9 @@ pub struct Sm {
     pub fetch_policy: Box<dyn FetchPolicy>,
     /// The category charged to each scheduler this cycle.
     pub sched_state: Vec<Stall>,
+    /// Each scheduler's core activity this cycle (DAWS Fig. 12): 0 issued,
+    /// 1 no warp ready, 2 a warp could have issued but was throttled.
+    pub sched_activity: Vec<u8>,
     /// SP, SFU, DP unit pools.
     pub units: [UnitPool; 3],
     /// LD/ST accepts its next instruction from this cycle.
@@ -349,6 +352,7 @@ impl Sm {
             policies,
             fetch_policy,
             sched_state: vec![Stall::Idle; ns],
+            sched_activity: vec![1; ns],
             units: [
                 UnitPool::new(cfg.core.sp_units),
                 UnitPool::new(cfg.core.sfu_units),
@@ -644,6 +648,14 @@ impl Sm {
     pub fn account(&mut self, cycles: u64) {
         if cycles == 0 {
             return;
+        }
+        for &a in &self.sched_activity {
+            let c = &mut self.stats.activity;
+            match a {
+                0 => c.issue += cycles,
+                2 => c.throttled += cycles,
+                _ => c.no_ready += cycles,
+            }
         }
         for &s in &self.sched_state {
             self.stats.stalls.add(s, cycles);

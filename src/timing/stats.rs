@@ -204,6 +204,8 @@ pub struct SmStats {
     pub shared_accesses: u64,
     /// Extra LD/ST cycles spent on shared-memory bank conflicts.
     pub bank_conflict_cycles: u64,
+    /// Scheduler-cycles by core activity (DAWS Fig. 12).
+    pub activity: ActivityCounts,
     /// Warp instructions by active lanes, in eighths of the warp:
     /// `[0]` = 0–4 of 32 lanes, `[1]` = 5–8, …, `[7]` = 29–32 (DAWS Fig. 9).
     pub lane_histogram: [u64; 8],
@@ -219,6 +221,9 @@ impl SmStats {
         self.warp_states.merge(&o.warp_states);
         self.warp_ready += o.warp_ready;
         self.l1d.merge(&o.l1d);
+        self.activity.issue += o.activity.issue;
+        self.activity.no_ready += o.activity.no_ready;
+        self.activity.throttled += o.activity.throttled;
         for (a, b) in self.lane_histogram.iter_mut().zip(o.lane_histogram) {
             *a += b;
         }
@@ -227,6 +232,65 @@ impl SmStats {
         self.ibuffer_flushes += o.ibuffer_flushes;
         self.shared_accesses += o.shared_accesses;
         self.bank_conflict_cycles += o.bank_conflict_cycles;
+    }
+}
+
+/// Scheduler-cycles by core activity, as DAWS Fig. 12 breaks them down:
+/// an instruction issued; no warp could issue; or nothing issued although
+/// a warp could have, had the policy not throttled it. Sums to
+/// schedulers × cycles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ActivityCounts {
+    /// An instruction issued.
+    pub issue: u64,
+    /// No warp was ready (and none was throttled).
+    pub no_ready: u64,
+    /// Nothing issued, but a throttled warp was otherwise ready.
+    pub throttled: u64,
+}
+
+/// Figures of the DAWS paper's evaluation (§7.1), derived from the
+/// counters: per thousand warp instructions (Figs. 10–11), the time warps
+/// were kept from loading, core activity (Fig. 12) and lane activity
+/// (Fig. 9).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LocalityStats {
+    /// L1D misses (sent to L2) per thousand warp instructions.
+    pub l1d_misses_pki: f64,
+    /// L1D hits on the warp's own lines per thousand warp instructions.
+    pub intra_warp_hits_pki: f64,
+    /// L1D hits on other warps' lines per thousand warp instructions.
+    pub inter_warp_hits_pki: f64,
+    /// Victim-tag hits (lost intra-warp locality) per thousand warp
+    /// instructions.
+    pub vta_hits_pki: f64,
+    /// Warp-cycles warps spent throttled (summed over warps).
+    pub throttled_warp_cycles: u64,
+    /// Scheduler-cycles by core activity.
+    pub activity: ActivityCounts,
+    /// Fraction of warp instructions per lane-activity bin
+    /// (`total.lane_histogram` normalized).
+    pub lane_fractions: [f64; 8],
+}
+
+impl LocalityStats {
+    /// Derives the figures from an SM total.
+    pub fn of(t: &SmStats) -> LocalityStats {
+        let k = t.warp_insts.max(1) as f64 / 1000.0;
+        let n: u64 = t.lane_histogram.iter().sum();
+        let mut lane_fractions = [0.0; 8];
+        for (f, &c) in lane_fractions.iter_mut().zip(&t.lane_histogram) {
+            *f = c as f64 / n.max(1) as f64;
+        }
+        LocalityStats {
+            l1d_misses_pki: t.l1d.misses as f64 / k,
+            intra_warp_hits_pki: t.l1d.intra_warp_hits as f64 / k,
+            inter_warp_hits_pki: t.l1d.inter_warp_hits as f64 / k,
+            vta_hits_pki: t.l1d.vta_hits as f64 / k,
+            throttled_warp_cycles: t.warp_states.throttled,
+            activity: t.activity,
+            lane_fractions,
+        }
     }
 }
 
@@ -290,6 +354,8 @@ pub struct Stats {
     pub stalls: StallCounts,
     /// All SMs' counters summed.
     pub total: SmStats,
+    /// The DAWS paper's figures derived from `total`.
+    pub locality: LocalityStats,
     /// Memory-system counters.
     pub mem: MemStats,
     /// Per launch.
