@@ -292,7 +292,20 @@ fn run_best_swl(
                 "best      swl:{} ({} cycles)",
                 s.best_limit, s.best.stats.cycles
             );
-            finish_timed(prepared, s.best, out)
+            let mut best = s.best;
+            if out.issue_log.is_some() {
+                // The sweep keeps no logs: run the winner again with one
+                // (deterministic, so the same run).
+                let pol = gpusim::timing::Policies {
+                    sched: format!("swl:{}", s.best_limit),
+                    ..policies.clone()
+                };
+                match gpusim::timing::run_timed_with(prepared, args, cfg, &pol, true) {
+                    Ok(r) => best = r,
+                    Err(e) => return report_run_error(e, colour),
+                }
+            }
+            finish_timed(prepared, best, out)
         }
         Err(e) => report_run_error(e, colour),
     }

@@ -16,9 +16,7 @@ use gpusim::sched::{Issued, LoadFeedback, SchedView, WarpView};
 /// 6 (repeating each other, diverged): the example loop.
 fn one_loop() -> LoopTable {
     let mut innermost = vec![None; 12];
-    for pc in 2..=9 {
-        innermost[pc] = Some(0);
-    }
+    innermost[2..=9].fill(Some(0));
     LoopTable::from_parts(
         vec![LoopFacts {
             begin: 2,
@@ -172,9 +170,7 @@ fn a_warp_predicted_over_the_cache_alone_unthrottles_its_loop() {
     // Five more diverged loads in their own groups: 32 × 7 + 2 = 226 > 153.
     let loops = {
         let mut innermost = vec![None; 12];
-        for pc in 2..=11 {
-            innermost[pc] = Some(0);
-        }
+        innermost[2..=11].fill(Some(0));
         LoopTable::from_parts(
             vec![LoopFacts {
                 begin: 2,
@@ -207,12 +203,8 @@ fn a_warp_predicted_over_the_cache_alone_unthrottles_its_loop() {
 /// own groups) with an outer load at 8 (converged).
 fn nested() -> (LoopTable, ClassificationTable) {
     let mut innermost = vec![None; 12];
-    for pc in 1..=10 {
-        innermost[pc] = Some(0);
-    }
-    for pc in 3..=6 {
-        innermost[pc] = Some(1);
-    }
+    innermost[1..=10].fill(Some(0));
+    innermost[3..=6].fill(Some(1));
     let loops = LoopTable::from_parts(
         vec![
             LoopFacts {
