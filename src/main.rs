@@ -170,7 +170,8 @@ enum Command {
     /// under its best) on the `daws` preset, from the manifests in
     /// `repro/daws/`.
     ///
-    /// Prints the tables on stdout and one progress line per run on stderr.
+    /// Prints the tables on stdout and one progress line per finished cell
+    /// on stderr.
     /// Exit status 0 when every run passed its check, 1 when some cell
     /// failed (its error is listed), 2 when the reproduction cannot start.
     Repro {
@@ -186,8 +187,8 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
         /// Small inputs on the `daws` machine cut to 2 SMs (every SM still
-        /// holds 32 warps): a smoke test in seconds, not numbers to compare
-        /// with the paper.
+        /// holds 32 warps): a smoke test of about 20 s on one core, not numbers
+        /// to compare with the paper.
         #[arg(long)]
         quick: bool,
         /// Directory of the kernels' manifests (default: `repro/daws`
