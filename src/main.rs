@@ -163,6 +163,45 @@ enum Command {
         #[arg(long = "add", value_name = "SCHED", value_delimiter = ',')]
         add: Vec<String>,
     },
+    /// Reproduce a paper's results. `daws`: DAWS Fig. 8 (IPC of GTO,
+    /// Best-SWL, CCWS, Profiled-DAWS and Detected-DAWS normalized to CCWS on
+    /// cache-sensitive and cache-insensitive kernels, with harmonic means)
+    /// and Fig. 13 (SPMV-scalar under each scheduler against SPMV-vector
+    /// under its best) on the `daws` preset, from the manifests in
+    /// `repro/daws/`.
+    ///
+    /// Prints the tables on stdout and one progress line per finished cell
+    /// on stderr.
+    /// Exit status 0 when every run passed its check, 1 when some cell
+    /// failed (its error is listed), 2 when the reproduction cannot start.
+    Repro {
+        /// What to reproduce: `daws` (the only one so far).
+        #[arg(value_enum)]
+        paper: ReproPaper,
+        /// Worker threads for the independent runs (default: all cores;
+        /// results do not depend on it).
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
+        /// Also write every number (cells, Best-SWL sweeps, harmonic means,
+        /// case study) as JSON to FILE.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Small inputs on the `daws` machine cut to 2 SMs (every SM still
+        /// holds 32 warps): a smoke test of about 20 s on one core, not numbers
+        /// to compare with the paper.
+        #[arg(long)]
+        quick: bool,
+        /// Directory of the kernels' manifests (default: `repro/daws`
+        /// under the current directory, else under the source tree gpusim
+        /// was built from).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Run only this kernel (repeatable): `spmv_scalar`, `bfs`,
+        /// `kmeans`, `matmul`, `stencil2d`, `spmv_vector` or a table name
+        /// (`SPMV-scalar`, `KMN`, ...).
+        #[arg(long = "kernel", value_name = "NAME")]
+        kernels: Vec<String>,
+    },
     /// Print a machine configuration, resolved and validated: every field
     /// with a comment. Exit status 2 on an error.
     Config {
@@ -175,6 +214,79 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         sets: Vec<(String, String)>,
     },
+}
+
+/// Papers `gpusim repro` reproduces.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ReproPaper {
+    /// DAWS (MICRO 2013) Fig. 8 and Fig. 13.
+    Daws,
+}
+
+/// `gpusim repro daws`.
+fn repro_daws(
+    jobs: Option<usize>,
+    json: Option<&std::path::Path>,
+    quick: bool,
+    dir: Option<PathBuf>,
+    kernels: Vec<String>,
+    colour: bool,
+) -> ExitCode {
+    use gpusim::report::repro;
+    let dir = dir.unwrap_or_else(|| {
+        let here = PathBuf::from(repro::DEFAULT_DIR);
+        if here.is_dir() {
+            here
+        } else {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(repro::DEFAULT_DIR)
+        }
+    });
+    let opts = repro::Options {
+        dir,
+        jobs: jobs.unwrap_or_else(gpusim::timing::sweep::default_jobs),
+        quick,
+        only: kernels,
+    };
+    let start = std::time::Instant::now();
+    let progress = |line: &str| eprintln!("{line}");
+    let r = match repro::run(&opts, &progress) {
+        Ok(r) => r,
+        Err(e) => {
+            eprint!("{}", e.render(colour));
+            return ExitCode::from(2);
+        }
+    };
+    eprintln!(
+        "{} cells done in {:.1} s with {} job{}",
+        r.kernels.len() * repro::Scheduler::ALL.len(),
+        start.elapsed().as_secs_f64(),
+        opts.jobs,
+        if opts.jobs == 1 { "" } else { "s" }
+    );
+    print!("{}", r.fig8_table());
+    println!();
+    print!("{}", r.cycles_table());
+    println!();
+    print!("{}", r.fig13_table());
+    let errors = r.errors();
+    if !errors.is_empty() {
+        println!();
+        println!("errors:");
+        for (k, s, e) in &errors {
+            println!("  {k} {}: {e}", s.label());
+        }
+    }
+    if let Some(path) = json
+        && let Err(e) = std::fs::write(path, r.to_json() + "\n")
+    {
+        eprintln!("error: cannot write {}: {e}", path.display());
+        return ExitCode::from(2);
+    }
+    if errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
@@ -660,6 +772,14 @@ fn main() -> ExitCode {
             &args,
             colour,
         ),
+        Command::Repro {
+            paper: ReproPaper::Daws,
+            jobs,
+            json,
+            quick,
+            dir,
+            kernels,
+        } => repro_daws(jobs, json.as_deref(), quick, dir, kernels, colour),
         Command::Config { spec, sets } => match gpusim::config::load_config(&spec, &sets) {
             Ok(c) => {
                 print!("{}", c.to_toml());

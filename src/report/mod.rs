@@ -1,4 +1,5 @@
 //! Human- and machine-readable renderings of programs and results.
 
 pub mod cfg_text;
+pub mod repro;
 pub mod summary;
