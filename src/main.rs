@@ -396,6 +396,9 @@ fn run_best_swl(
         Ok(s) => {
             println!("{}", kernel_names(prepared));
             println!("best-swl  swl:N for N = 1..{} (cycles):", s.cycles.len());
+            for n in &s.failed_checks {
+                eprintln!("error: the workload's check failed under swl:{n}");
+            }
             for (n, c) in &s.cycles {
                 let mark = if *n == s.best_limit { "  <- best" } else { "" };
                 println!("  swl:{n:<3} {c:>12}{mark}");
@@ -417,7 +420,12 @@ fn run_best_swl(
                     Err(e) => return report_run_error(e, colour),
                 }
             }
-            finish_timed(prepared, best, out)
+            let code = finish_timed(prepared, best, out);
+            if s.failed_checks.is_empty() {
+                code
+            } else {
+                ExitCode::FAILURE
+            }
         }
         Err(e) => report_run_error(e, colour),
     }

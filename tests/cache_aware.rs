@@ -60,6 +60,7 @@ fn best_swl_is_the_fastest_of_independent_swl_runs() {
     cfg.core.max_threads_per_sm = 6 * 32;
     let sweep = best_swl(&p, &args, &cfg, &Policies::sched("gto"), 2).expect("sweep");
     assert_eq!(sweep.cycles.len(), 6);
+    assert!(sweep.failed_checks.is_empty());
     for &(n, cycles) in &sweep.cycles {
         let one = run_timed_with(
             &p,

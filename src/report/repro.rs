@@ -698,6 +698,17 @@ fn run_profiled(job: &Job, cfg: &GpuConfig) -> Result<CellRun, String> {
 fn run_best_swl(job: &Job, cfg: &GpuConfig, jobs: usize) -> Result<CellRun, String> {
     let sweep = best_swl(&job.prepared, &job.eval, cfg, &Policies::sched("gto"), jobs)
         .map_err(run_error_text)?;
+    if !sweep.failed_checks.is_empty() {
+        return Err(format!(
+            "the check failed under swl:{}",
+            sweep
+                .failed_checks
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", swl:")
+        ));
+    }
     let mut c = cell_run(&sweep.best)?;
     c.swl_limit = Some(sweep.best_limit);
     c.sweep = sweep.cycles;

@@ -18,11 +18,16 @@ pub struct SwlSweep {
     pub best: TimedRun,
     /// Cycles of every `swl:N`, by `N` ascending.
     pub cycles: Vec<(u32, u64)>,
+    /// The `N` whose run failed the workload's check (a simulator bug:
+    /// timing never changes results). The best is chosen among the others.
+    pub failed_checks: Vec<u32>,
 }
 
 /// Runs `swl:1` … `swl:max_warps_per_sm` (with `base`'s other policies)
-/// on `jobs` threads and returns the best. The first error (smallest `N`)
-/// is returned if any run fails.
+/// on `jobs` threads and returns the best among the runs whose check
+/// passed (if none did, the smallest `N`'s, with every `N` listed in
+/// `failed_checks`). The first error (smallest `N`) is returned if any run
+/// fails to complete.
 pub fn best_swl(
     p: &Prepared,
     overrides: &[(String, String)],
@@ -60,9 +65,16 @@ pub fn best_swl(
     results.sort_by_key(|r| r.0);
     let mut cycles = Vec::with_capacity(results.len());
     let mut best: Option<(u32, TimedRun)> = None;
+    let mut failed_checks = Vec::new();
+    let mut any: Option<(u32, TimedRun)> = None;
     for (n, r) in results {
         let r = r?;
         cycles.push((n, r.stats.cycles));
+        if !r.check.passed() {
+            failed_checks.push(n);
+            any.get_or_insert((n, r));
+            continue;
+        }
         if best
             .as_ref()
             .is_none_or(|(_, b)| r.stats.cycles < b.stats.cycles)
@@ -70,11 +82,12 @@ pub fn best_swl(
             best = Some((n, r));
         }
     }
-    let (best_limit, best) = best.expect("at least swl:1 ran");
+    let (best_limit, best) = best.or(any).expect("at least swl:1 ran");
     Ok(SwlSweep {
         best_limit,
         best,
         cycles,
+        failed_checks,
     })
 }
 
