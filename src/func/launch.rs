@@ -136,7 +136,7 @@ pub fn run(
             cta.shared.fill(0);
             for (w, warp) in cta.warps.iter_mut().enumerate() {
                 let w = w as u32;
-                warp.reset(w * lanes, threads - w * lanes, cfg.block);
+                warp.reset(w * lanes, threads - w * lanes, cfg.block, &info.zeroed_regs);
             }
             return cta;
         }
@@ -153,6 +153,7 @@ pub fn run(
                         kernel.regs.len(),
                         kernel.preds.len(),
                         info.local_size,
+                        &info.zeroed_regs,
                     );
                     warp
                 }

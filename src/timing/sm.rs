@@ -414,7 +414,12 @@ impl Sm {
             Some((mut ws, sh)) => {
                 for (w, warp) in ws.iter_mut().enumerate() {
                     let w = w as u32;
-                    warp.reset(w * lanes, threads - w * lanes, ctx.block);
+                    warp.reset(
+                        w * lanes,
+                        threads - w * lanes,
+                        ctx.block,
+                        &ctx.info.zeroed_regs,
+                    );
                 }
                 (ws, Some(sh))
             }
