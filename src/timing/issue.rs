@@ -15,19 +15,20 @@ use crate::ir::{Opcode, Operand};
 use crate::sched::{IssuePolicy, SchedView};
 use crate::timing::sm::{IssueRecord, LaunchCtx, Sm, SmEvent, WarpSlot};
 use crate::timing::stats::Stall;
-use crate::timing::units::{Unit, UnitPool};
+use crate::timing::units::Unit;
 
-/// Why `w` cannot issue now, or `Stall::Issued` if it can.
+/// Why `w` cannot issue now apart from its unit, or `Stall::Issued` if
+/// only the unit of its next instruction is left to check. Every input
+/// is the warp's own state, the time, or (for policies that throttle) the
+/// policy.
 #[allow(clippy::too_many_arguments)]
-fn reason(
+fn local_reason(
     w: &WarpSlot,
     slot: u32,
     now: u64,
     ctx: &LaunchCtx<'_>,
     policy: &dyn IssuePolicy,
     view: &SchedView<'_>,
-    units: &[UnitPool; 3],
-    ldst_busy: bool,
 ) -> Stall {
     if w.done {
         return Stall::Exit;
@@ -52,32 +53,32 @@ fn reason(
     if policy.throttles() && !policy.can_issue(slot, view, ti) {
         return Stall::Throttled;
     }
-    let busy = match ti.unit {
-        Unit::LdSt => ldst_busy,
-        u => units[u.index()].free(now).is_none(),
-    };
-    if busy {
-        Stall::Structural
-    } else {
-        Stall::Issued
-    }
+    Stall::Issued
+}
+
+/// The unit the next instruction of a warp that passed [`local_reason`]
+/// needs.
+fn head_unit(w: &WarpSlot, ctx: &LaunchCtx<'_>) -> Unit {
+    let head = w
+        .ibuf
+        .front()
+        .expect("a warp past its local checks has an instruction");
+    ctx.table[head.pc as usize].unit
 }
 
 impl Sm {
-    /// Runs every scheduler's issue for cycle `now`.
+    /// Runs every scheduler's issue for cycle `now`. Each live warp gets
+    /// its state for the cycle once, in its scheduler's priority order
+    /// (then the warps the policy left out), and is charged as it gets it.
     pub(crate) fn issue(
         &mut self,
         now: u64,
         ctx: &LaunchCtx<'_>,
         global: &mut GlobalMemory,
     ) -> Result<(), SimError> {
-        for (ages, _) in &self.sched_warps {
-            for &slot in ages {
-                let w = &mut self.warps[slot as usize];
-                w.state = None;
-                w.ready_unpicked = false;
-            }
-        }
+        self.issue_run += 1;
+        self.state_counts = [0; 10];
+        self.ready_count = 0;
         let width = ctx.cfg.core.issue_width.max(1);
         let mut order = std::mem::take(&mut self.order_buf);
         for s in 0..self.sched_warps.len() {
@@ -95,42 +96,48 @@ impl Sm {
             let mut issued = 0;
             let log_start = self.issue_log.as_ref().map_or(0, Vec::len);
             let mut first: Option<Stall> = None;
+            let mut charged = 0;
             for &slot in &order {
+                debug_assert_ne!(
+                    self.warps[slot as usize].state_run, self.issue_run,
+                    "slot {slot} twice in a policy's order"
+                );
                 let r = self.reason_of(slot, s, now, ctx);
-                if r == Stall::Issued {
+                let state = if r == Stall::Issued {
                     if issued < width {
                         self.issue_one(slot, s, now, ctx, global)?;
                         issued += 1;
-                        self.warps[slot as usize].state = Some(Stall::Issued);
+                        Some(Stall::Issued)
                     } else {
-                        self.warps[slot as usize].ready_unpicked = true;
+                        None
                     }
                 } else {
-                    self.warps[slot as usize].state = Some(r);
                     first.get_or_insert(r);
-                }
+                    Some(r)
+                };
+                self.charge(slot, state, now);
+                charged += 1;
             }
             // Warps the policy left out of its order.
             let n = self.sched_warps[s].0.len();
-            let mut oldest: Option<Stall> = None;
-            for i in 0..n {
-                let slot = self.sched_warps[s].0[i];
-                let w = &self.warps[slot as usize];
-                if w.state.is_some() || w.ready_unpicked {
-                    if i == 0 {
-                        oldest = w.state;
+            if charged < n {
+                for i in 0..n {
+                    let slot = self.sched_warps[s].0[i];
+                    if self.warps[slot as usize].state_run == self.issue_run {
+                        continue;
                     }
-                    continue;
-                }
-                let r = match self.reason_of(slot, s, now, ctx) {
-                    Stall::Issued => Stall::Throttled,
-                    r => r,
-                };
-                self.warps[slot as usize].state = Some(r);
-                if i == 0 {
-                    oldest = Some(r);
+                    let r = match self.reason_of(slot, s, now, ctx) {
+                        Stall::Issued => Stall::Throttled,
+                        r => r,
+                    };
+                    self.charge(slot, Some(r), now);
                 }
             }
+            // The oldest warp's state (its reason when the order was empty).
+            let oldest = self.sched_warps[s]
+                .0
+                .first()
+                .and_then(|&slot| self.warps[slot as usize].state);
             if let Some(log) = self.issue_log.as_mut() {
                 let mut mask = 0u64;
                 for &slot in &self.sched_warps[s].0 {
@@ -151,31 +158,40 @@ impl Sm {
             };
         }
         self.order_buf = order;
-        self.state_counts = [0; 10];
-        self.ready_count = 0;
-        for (ages, _) in &self.sched_warps {
-            for &slot in ages {
-                let w = &mut self.warps[slot as usize];
-                let now_state = match w.state {
-                    Some(st) => {
-                        self.state_counts[st as usize] += 1;
-                        st as u8
-                    }
-                    None => 10,
-                };
-                if w.ready_unpicked {
-                    self.ready_count += 1;
-                }
-                // Per-warp time in each state: close the previous state's
-                // interval when it changes.
-                let (prev, since) = w.timed_state;
-                if prev != now_state {
-                    w.state_cycles[prev as usize] += now - since;
-                    w.timed_state = (now_state, now);
-                }
-            }
-        }
         Ok(())
+    }
+
+    /// Gives `slot` its state for this cycle (`None`: ready but not
+    /// picked) and charges it: the SM's per-state warp counts, and the
+    /// warp's own state interval, closed when the state changes.
+    fn charge(&mut self, slot: u32, state: Option<Stall>, now: u64) {
+        let w = &mut self.warps[slot as usize];
+        w.state_run = self.issue_run;
+        w.state = state;
+        w.ready_unpicked = state.is_none();
+        let now_state = match state {
+            Some(st) => {
+                self.state_counts[st as usize] += 1;
+                st as u8
+            }
+            None => {
+                self.ready_count += 1;
+                10
+            }
+        };
+        let (prev, since) = w.timed_state;
+        if prev != now_state {
+            w.state_cycles[prev as usize] += now - since;
+            w.timed_state = (now_state, now);
+        }
+    }
+
+    /// True if `unit` cannot accept an instruction at `now`.
+    fn unit_busy(&self, unit: Unit, now: u64) -> bool {
+        match unit {
+            Unit::LdSt => self.ldst_job.is_some() || self.ldst_free > now,
+            u => self.units[u.index()].free(now).is_none(),
+        }
     }
 
     /// `slot`'s reason computed from the pipeline state.
@@ -187,67 +203,70 @@ impl Sm {
             by_slot: slots,
             info: &self.views,
         };
-        reason(
-            &self.warps[slot as usize],
-            slot,
-            now,
-            ctx,
-            self.policies[s].as_ref(),
-            &view,
-            &self.units,
-            self.ldst_job.is_some() || self.ldst_free > now,
-        )
+        let w = &self.warps[slot as usize];
+        match local_reason(w, slot, now, ctx, self.policies[s].as_ref(), &view) {
+            Stall::Issued if self.unit_busy(head_unit(w, ctx), now) => Stall::Structural,
+            r => r,
+        }
     }
 
-    /// `slot`'s reason, from its cache when still valid. A cached reason
-    /// stays valid until the warp's own inputs change (issue, fetch,
-    /// writeback, barrier release: these clear the cache), until a known
-    /// cycle (I-buffer arrival, barrier release, sleep end, unit release),
-    /// and — for `structural` and ready — until any unit changes hands
-    /// (`unit_epoch`). Policies that throttle are asked every time.
+    /// `slot`'s reason, from its cache when still valid. The cache holds
+    /// the warp's local reason ([`local_reason`]: everything but its
+    /// unit), valid until the warp's own inputs change (issue, fetch,
+    /// writeback, barrier release: these clear the cache) or until a known
+    /// cycle (I-buffer arrival, barrier release, sleep end). A warp past
+    /// its local checks stays so until one of its own inputs changes; its
+    /// reason is then `structural` or ready by its unit, checked every
+    /// time. Policies that throttle are asked every time.
     fn reason_of(&mut self, slot: u32, s: usize, now: u64, ctx: &LaunchCtx<'_>) -> Stall {
         let si = slot as usize;
-        if let Some((r, until, epoch)) = self.warps[si].reason_cache
+        if let Some((local, until)) = self.warps[si].reason_cache
             && now < until
-            && (epoch == self.unit_epoch || !matches!(r, Stall::Structural | Stall::Issued))
         {
+            let r = match local {
+                Stall::Issued if self.unit_busy(head_unit(&self.warps[si], ctx), now) => {
+                    Stall::Structural
+                }
+                r => r,
+            };
             // Debug builds check every cached reason against a fresh one.
             #[cfg(debug_assertions)]
             {
                 let fresh = self.fresh_reason(slot, s, now, ctx);
                 debug_assert_eq!(
                     fresh, r,
-                    "slot {slot} at {now}: stale cached reason (until {until}, epoch {epoch})"
+                    "slot {slot} at {now}: stale cached reason (local {local:?} until {until})"
                 );
             }
             return r;
         }
-        let r = self.fresh_reason(slot, s, now, ctx);
-        if self.policies[s].throttles() {
-            return r;
-        }
         let w = &self.warps[si];
-        let until = match r {
+        if self.policies[s].throttles() {
+            return self.fresh_reason(slot, s, now, ctx);
+        }
+        let (ages, slots) = &self.sched_warps[s];
+        let view = SchedView {
+            now,
+            warps: ages,
+            by_slot: slots,
+            info: &self.views,
+        };
+        let local = local_reason(w, slot, now, ctx, self.policies[s].as_ref(), &view);
+        let until = match local {
             Stall::Exit | Stall::Data | Stall::Issued => u64::MAX,
             Stall::Barrier if w.barrier_wait => u64::MAX,
             Stall::Barrier => w.barrier_release,
             Stall::SyncWait => w.sleep_until,
             Stall::Fetch | Stall::Control => w.ibuf.front().map_or(u64::MAX, |e| e.ready),
-            Stall::Structural => {
-                let head = w
-                    .ibuf
-                    .front()
-                    .expect("a structural stall has an instruction");
-                match ctx.table[head.pc as usize].unit {
-                    Unit::LdSt if self.ldst_free > now => self.ldst_free,
-                    Unit::LdSt => u64::MAX,
-                    u => self.units[u.index()].next_free(now).unwrap_or(u64::MAX),
-                }
-            }
-            Stall::Throttled | Stall::Idle => now + 1,
+            Stall::Structural | Stall::Throttled | Stall::Idle => now + 1,
         };
-        self.warps[si].reason_cache = Some((r, until, self.unit_epoch));
-        r
+        self.warps[si].reason_cache = Some((local, until));
+        match local {
+            Stall::Issued if self.unit_busy(head_unit(&self.warps[si], ctx), now) => {
+                Stall::Structural
+            }
+            r => r,
+        }
     }
 
     /// Issues the head instruction of `slot`: executes it functionally and
@@ -263,7 +282,6 @@ impl Sm {
         self.active = true;
         let si = slot as usize;
         self.warps[si].reason_cache = None;
-        self.unit_epoch += 1;
         let head = self.warps[si]
             .ibuf
             .pop_front()

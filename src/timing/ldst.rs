@@ -263,7 +263,6 @@ impl Sm {
                 // Keep the allocation for the next job; the unit is free
                 // for the next instruction.
                 self.issue_dirty = true;
-                self.unit_epoch += 1;
                 let mut j = self.ldst_job.take().expect("job");
                 j.reqs.clear();
                 self.spare_job = Some(j);

@@ -117,9 +117,12 @@ pub struct WarpSlot {
     pub insts: u64,
     /// Cycle its CTA was assigned.
     pub start: u64,
-    /// The last computed stall reason: (reason, valid before this cycle,
-    /// `unit_epoch` it was computed in).
-    pub reason_cache: Option<(Stall, u64, u64)>,
+    /// The last computed local stall reason (everything but the unit;
+    /// `Issued` when only the unit is left to check) and the cycle it is
+    /// valid before (see `issue.rs`).
+    pub reason_cache: Option<(Stall, u64)>,
+    /// The issue run (`Sm::issue_run`) that last gave the warp its state.
+    pub state_run: u64,
 }
 
 /// One resident CTA.
@@ -312,9 +315,9 @@ pub struct Sm {
     /// The next cycle at which a time-based issue condition changes
     /// (I-buffer arrival, unit release, barrier release, sleep end).
     pub issue_wake: u64,
-    /// Bumped whenever a unit or the LD/ST unit changes hands (invalidates
-    /// cached `structural` and ready reasons).
-    pub unit_epoch: u64,
+    /// Runs of the issue stage so far (tells which warps got their state
+    /// in the current run).
+    pub issue_run: u64,
 }
 
 impl Sm {
@@ -372,7 +375,7 @@ impl Sm {
             spare_ctas: Vec::new(),
             issue_dirty: true,
             issue_wake: 0,
-            unit_epoch: 0,
+            issue_run: 0,
         }
     }
 
