@@ -174,12 +174,10 @@ impl Sm {
                         st.inter_warp_hits += 1;
                     }
                     let id = job.inflight;
-                    self.seq += 1;
-                    self.events.push(std::cmp::Reverse((
+                    self.events.push(
                         now + u64::from(cfg.l1d.hit_latency),
-                        self.seq,
                         SmEvent::RequestDone { id },
-                    )));
+                    );
                     true
                 } else if let Some(m) = self.mshrs.iter_mut().find(|m| {
                     m.used && m.line == r.line && (m.waiters.len() as u32) < cfg.l1d.mshr_merge

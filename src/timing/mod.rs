@@ -8,6 +8,7 @@
 pub mod cache;
 pub mod coalescer;
 pub mod cta;
+pub mod event_queue;
 pub mod fetch;
 pub mod gpu;
 pub mod host;

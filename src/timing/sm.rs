@@ -3,9 +3,6 @@
 //! within a cycle. The stages themselves live in `fetch.rs`, `issue.rs`
 //! and `ldst.rs`; this file owns the state and the cycle.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::config::GpuConfig;
 use crate::func::layout::KernelInfo;
 use crate::func::{DynInst, GlobalMemory, SimError, Warp};
@@ -13,6 +10,7 @@ use crate::ir::Kernel;
 use crate::sched::{FetchPolicy, IssuePolicy, WarpView};
 use crate::timing::cache::TagArray;
 use crate::timing::coalescer::LineRequest;
+use crate::timing::event_queue::EventQueue;
 use crate::timing::memsys::{MemSys, Packet};
 use crate::timing::scoreboard::Scoreboard;
 use crate::timing::stats::{SmStats, Stall, StallCounts, WarpRecord};
@@ -263,10 +261,8 @@ pub struct Sm {
     pub icache: TagArray,
     /// I-cache lines requested from L2.
     pub icache_pending: Vec<u64>,
-    /// Events by (cycle, sequence).
-    pub events: BinaryHeap<Reverse<(u64, u64, SmEvent)>>,
-    /// Event sequence counter.
-    pub seq: u64,
+    /// Events, popped by cycle then insertion order.
+    pub events: EventQueue<SmEvent>,
     /// Next dynamic warp id.
     pub next_dyn_id: u32,
     /// Resources in use: warps, threads, registers, shared bytes, CTAs.
@@ -352,8 +348,7 @@ impl Sm {
             inflight: Vec::new(),
             icache: TagArray::new(cfg.icache.sets, cfg.icache.ways),
             icache_pending: Vec::new(),
-            events: BinaryHeap::new(),
-            seq: 0,
+            events: EventQueue::new(),
             next_dyn_id: 0,
             used: [0; 5],
             active: false,
@@ -381,8 +376,7 @@ impl Sm {
 
     /// Schedules an SM event.
     pub fn schedule(&mut self, at: u64, e: SmEvent) {
-        self.seq += 1;
-        self.events.push(Reverse((at, self.seq, e)));
+        self.events.push(at, e);
     }
 
     /// True if a CTA needing `need` = [warps, threads, regs, smem] fits.
@@ -584,11 +578,7 @@ impl Sm {
         for p in replies {
             self.on_reply(p, ctx);
         }
-        while let Some(&Reverse((at, _, e))) = self.events.peek() {
-            if at > now {
-                break;
-            }
-            self.events.pop();
+        while let Some((_, e)) = self.events.pop_due(now) {
             self.active = true;
             match e {
                 SmEvent::Writeback { slot, inst } => {
@@ -692,7 +682,7 @@ impl Sm {
                 next = Some(next.map_or(t, |n: u64| n.min(t)));
             }
         };
-        if let Some(&Reverse((t, _, _))) = self.events.peek() {
+        if let Some(t) = self.events.next_due() {
             at(t);
         }
         // A job blocked on MSHRs waits for a reply (which wakes the SM);
