@@ -46,7 +46,7 @@ impl Sm {
         let line = (ctx.code_base + 8 * u64::from(pc)) / icl;
         if self.icache.access(line).is_some() {
             self.stats.icache_hits += 1;
-            w.reason_cache = None;
+            self.issue_slots[slot as usize].reason = None;
             let ready = now + u64::from(cfg.icache.hit_latency);
             let mut p = pc;
             while p < n && (w.ibuf.len() as u32) < cfg.core.ibuffer_entries.max(1) {

@@ -99,7 +99,7 @@ impl Sm {
             let mut charged = 0;
             for &slot in &order {
                 debug_assert_ne!(
-                    self.warps[slot as usize].state_run, self.issue_run,
+                    self.issue_slots[slot as usize].state_run, self.issue_run,
                     "slot {slot} twice in a policy's order"
                 );
                 let r = self.reason_of(slot, s, now, ctx);
@@ -123,7 +123,7 @@ impl Sm {
             if charged < n {
                 for i in 0..n {
                     let slot = self.sched_warps[s].0[i];
-                    if self.warps[slot as usize].state_run == self.issue_run {
+                    if self.issue_slots[slot as usize].state_run == self.issue_run {
                         continue;
                     }
                     let r = match self.reason_of(slot, s, now, ctx) {
@@ -137,11 +137,11 @@ impl Sm {
             let oldest = self.sched_warps[s]
                 .0
                 .first()
-                .and_then(|&slot| self.warps[slot as usize].state);
+                .and_then(|&slot| self.issue_slots[slot as usize].state);
             if let Some(log) = self.issue_log.as_mut() {
                 let mut mask = 0u64;
                 for &slot in &self.sched_warps[s].0 {
-                    if self.warps[slot as usize].ready_unpicked && slot < 64 {
+                    if self.issue_slots[slot as usize].state.is_none() && slot < 64 {
                         mask |= 1 << slot;
                     }
                 }
@@ -165,10 +165,9 @@ impl Sm {
     /// picked) and charges it: the SM's per-state warp counts, and the
     /// warp's own state interval, closed when the state changes.
     fn charge(&mut self, slot: u32, state: Option<Stall>, now: u64) {
-        let w = &mut self.warps[slot as usize];
-        w.state_run = self.issue_run;
-        w.state = state;
-        w.ready_unpicked = state.is_none();
+        let is = &mut self.issue_slots[slot as usize];
+        is.state_run = self.issue_run;
+        is.state = state;
         let now_state = match state {
             Some(st) => {
                 self.state_counts[st as usize] += 1;
@@ -179,10 +178,10 @@ impl Sm {
                 10
             }
         };
-        let (prev, since) = w.timed_state;
-        if prev != now_state {
-            w.state_cycles[prev as usize] += now - since;
-            w.timed_state = (now_state, now);
+        if is.timed != now_state {
+            self.warps[slot as usize].state_cycles[is.timed as usize] += now - is.timed_since;
+            is.timed = now_state;
+            is.timed_since = now;
         }
     }
 
@@ -220,13 +219,12 @@ impl Sm {
     /// time. Policies that throttle are asked every time.
     fn reason_of(&mut self, slot: u32, s: usize, now: u64, ctx: &LaunchCtx<'_>) -> Stall {
         let si = slot as usize;
-        if let Some((local, until)) = self.warps[si].reason_cache
-            && now < until
+        let is = self.issue_slots[si];
+        if let Some(local) = is.reason
+            && now < is.until
         {
             let r = match local {
-                Stall::Issued if self.unit_busy(head_unit(&self.warps[si], ctx), now) => {
-                    Stall::Structural
-                }
+                Stall::Issued if self.unit_busy(is.unit, now) => Stall::Structural,
                 r => r,
             };
             // Debug builds check every cached reason against a fresh one.
@@ -235,15 +233,16 @@ impl Sm {
                 let fresh = self.fresh_reason(slot, s, now, ctx);
                 debug_assert_eq!(
                     fresh, r,
-                    "slot {slot} at {now}: stale cached reason (local {local:?} until {until})"
+                    "slot {slot} at {now}: stale cached reason (local {local:?} until {})",
+                    is.until
                 );
             }
             return r;
         }
-        let w = &self.warps[si];
-        if self.policies[s].throttles() {
+        if self.throttles[s] {
             return self.fresh_reason(slot, s, now, ctx);
         }
+        let w = &self.warps[si];
         let (ages, slots) = &self.sched_warps[s];
         let view = SchedView {
             now,
@@ -260,11 +259,17 @@ impl Sm {
             Stall::Fetch | Stall::Control => w.ibuf.front().map_or(u64::MAX, |e| e.ready),
             Stall::Structural | Stall::Throttled | Stall::Idle => now + 1,
         };
-        self.warps[si].reason_cache = Some((local, until));
+        let unit = if local == Stall::Issued {
+            head_unit(w, ctx)
+        } else {
+            Unit::Sp
+        };
+        let is = &mut self.issue_slots[si];
+        is.reason = Some(local);
+        is.until = until;
+        is.unit = unit;
         match local {
-            Stall::Issued if self.unit_busy(head_unit(&self.warps[si], ctx), now) => {
-                Stall::Structural
-            }
+            Stall::Issued if self.unit_busy(unit, now) => Stall::Structural,
             r => r,
         }
     }
@@ -281,7 +286,7 @@ impl Sm {
     ) -> Result<(), SimError> {
         self.active = true;
         let si = slot as usize;
-        self.warps[si].reason_cache = None;
+        self.issue_slots[si].reason = None;
         let head = self.warps[si]
             .ibuf
             .pop_front()
@@ -420,7 +425,7 @@ impl Sm {
             let w = &mut self.warps[s as usize];
             if w.barrier_wait && cta.warps[i].barrier.is_none() {
                 w.barrier_wait = false;
-                w.reason_cache = None;
+                self.issue_slots[s as usize].reason = None;
                 w.barrier_release = now + u64::from(ctx.cfg.core.barrier_latency);
                 self.views[s as usize].at_barrier = false;
             }

@@ -317,8 +317,8 @@ impl Sm {
         self.changed = true;
         self.issue_dirty = true;
         let (slot, inst, long) = (f.slot as usize, f.inst, f.long);
+        self.issue_slots[slot].reason = None;
         let w = &mut self.warps[slot];
-        w.reason_cache = None;
         w.sb.release(&ctx.table[inst as usize].writes);
         w.outstanding -= 1;
         if w.done && w.outstanding == 0 {

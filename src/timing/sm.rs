@@ -14,7 +14,7 @@ use crate::timing::event_queue::EventQueue;
 use crate::timing::memsys::{MemSys, Packet};
 use crate::timing::scoreboard::Scoreboard;
 use crate::timing::stats::{SmStats, Stall, StallCounts, WarpRecord};
-use crate::timing::units::{TimingInst, UnitPool};
+use crate::timing::units::{TimingInst, Unit, UnitPool};
 
 /// Everything about the running launch that does not change.
 pub struct LaunchCtx<'a> {
@@ -103,24 +103,52 @@ pub struct WarpSlot {
     pub sleep_until: u64,
     /// Exited.
     pub done: bool,
-    /// The state charged this cycle.
-    pub state: Option<Stall>,
-    /// Ready but not picked this cycle.
-    pub ready_unpicked: bool,
-    /// The state being timed (`Stall` index, or 10 = ready), since when.
-    pub timed_state: (u8, u64),
-    /// Cycles per state so far (`Stall` index; 10 = ready).
+    /// Cycles per state so far (`Stall` index; 10 = ready), up to the
+    /// start of the state being timed ([`IssueSlot::timed`]).
     pub state_cycles: [u64; 11],
     /// Instructions issued.
     pub insts: u64,
     /// Cycle its CTA was assigned.
     pub start: u64,
+}
+
+/// The issue stage's bookkeeping of one warp slot, kept apart from
+/// [`WarpSlot`] in a small dense array so that the stage's walk over a
+/// scheduler's warps touches few cache lines.
+#[derive(Clone, Copy, Debug)]
+pub struct IssueSlot {
     /// The last computed local stall reason (everything but the unit;
-    /// `Issued` when only the unit is left to check) and the cycle it is
-    /// valid before (see `issue.rs`).
-    pub reason_cache: Option<(Stall, u64)>,
+    /// `Issued` when only the unit is left to check, see `issue.rs`), or
+    /// `None` when it must be computed.
+    pub reason: Option<Stall>,
+    /// The unit of the next instruction, when `reason` is `Issued`.
+    pub unit: Unit,
+    /// `reason` is valid before this cycle.
+    pub until: u64,
+    /// The state charged this cycle (`None`: ready but not picked).
+    pub state: Option<Stall>,
     /// The issue run (`Sm::issue_run`) that last gave the warp its state.
     pub state_run: u64,
+    /// The state being timed (`Stall` index, or 10 = ready) ...
+    pub timed: u8,
+    /// ... since this cycle.
+    pub timed_since: u64,
+}
+
+impl IssueSlot {
+    /// A warp alive from cycle `start`, timed as waiting for its first
+    /// fetch.
+    pub fn new(start: u64) -> IssueSlot {
+        IssueSlot {
+            reason: None,
+            unit: Unit::Sp,
+            until: 0,
+            state: None,
+            state_run: 0,
+            timed: Stall::Fetch as u8,
+            timed_since: start,
+        }
+    }
 }
 
 /// One resident CTA.
@@ -231,6 +259,8 @@ pub struct Sm {
     pub id: u32,
     /// Warp slots.
     pub warps: Vec<WarpSlot>,
+    /// Issue-stage bookkeeping of each slot.
+    pub issue_slots: Vec<IssueSlot>,
     /// Policy view of each slot.
     pub views: Vec<WarpView>,
     /// CTA slots.
@@ -239,6 +269,9 @@ pub struct Sm {
     pub sched_warps: Vec<(Vec<u32>, Vec<u32>)>,
     /// Issue policy per scheduler.
     pub policies: Vec<Box<dyn IssuePolicy>>,
+    /// Whether each scheduler's policy may throttle
+    /// ([`IssuePolicy::throttles`]).
+    pub throttles: Vec<bool>,
     /// Fetch policy.
     pub fetch_policy: Box<dyn FetchPolicy>,
     /// The category charged to each scheduler this cycle.
@@ -329,9 +362,11 @@ impl Sm {
         Sm {
             id,
             warps: vec![WarpSlot::default(); nw],
+            issue_slots: vec![IssueSlot::new(0); nw],
             views: vec![WarpView::default(); nw],
             ctas: (0..cfg.core.max_ctas_per_sm).map(|_| None).collect(),
             sched_warps: vec![(Vec::new(), Vec::new()); ns],
+            throttles: policies.iter().map(|p| p.throttles()).collect(),
             policies,
             fetch_policy,
             sched_state: vec![Stall::Idle; ns],
@@ -451,12 +486,12 @@ impl Sm {
                 index: w,
                 dyn_id: self.next_dyn_id,
                 sb,
-                // Assigned at the end of cycle `now`: alive from `now + 1`.
-                timed_state: (Stall::Fetch as u8, now + 1),
                 start: now + 1,
                 ..WarpSlot::default()
             };
             slot.sb.clear(ctx.sb_words);
+            // Assigned at the end of cycle `now`: alive from `now + 1`.
+            self.issue_slots[s as usize] = IssueSlot::new(now + 1);
             self.next_dyn_id = self.next_dyn_id.wrapping_add(1);
             self.views[s as usize] = WarpView {
                 live: true,
@@ -520,8 +555,8 @@ impl Sm {
             let mut cta = self.ctas[c].take().expect("checked");
             for (i, &s) in cta.slots.iter().enumerate() {
                 let w = &mut self.warps[s as usize];
-                let (st, since) = w.timed_state;
-                w.state_cycles[st as usize] += now + 1 - since;
+                let is = &self.issue_slots[s as usize];
+                w.state_cycles[is.timed as usize] += now + 1 - is.timed_since;
                 let mut states = StallCounts::default();
                 for (k, &cat) in Stall::ALL.iter().enumerate() {
                     states.add(cat, w.state_cycles[k]);
@@ -583,8 +618,8 @@ impl Sm {
             match e {
                 SmEvent::Writeback { slot, inst } => {
                     self.issue_dirty = true;
+                    self.issue_slots[slot as usize].reason = None;
                     let w = &mut self.warps[slot as usize];
-                    w.reason_cache = None;
                     w.sb.release(&ctx.table[inst as usize].writes);
                     w.outstanding -= 1;
                     if w.done && w.outstanding == 0 {
