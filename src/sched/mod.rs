@@ -58,7 +58,8 @@ pub trait IssuePolicy {
 }
 
 /// A fetch policy (one per SM): picks the warp that fetches this cycle
-/// among `candidates` (slots needing instructions, ascending).
+/// among `candidates` (slots needing instructions, ascending; asked only
+/// when there is at least one).
 pub trait FetchPolicy {
     /// The chosen slot, if any.
     fn pick(&mut self, candidates: &[u32], nslots: u32) -> Option<u32>;

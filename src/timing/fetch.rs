@@ -18,6 +18,9 @@ pub const CODE_BASE: u64 = 0xc000_0000_0000;
 impl Sm {
     /// Runs the fetch stage for cycle `now`.
     pub(crate) fn fetch(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
+        if self.fetch_idle {
+            return;
+        }
         let mut cand = std::mem::take(&mut self.cand_buf);
         cand.clear();
         for &s in &self.live_slots {
@@ -31,7 +34,14 @@ impl Sm {
                 cand.push(s);
             }
         }
-        let pick = self.fetch_policy.pick(&cand, self.warps.len() as u32);
+        // No candidate: none until a warp's I-buffer empties, its control
+        // instruction issues, its I-cache line arrives or warps arrive.
+        self.fetch_idle = cand.is_empty();
+        let pick = if cand.is_empty() {
+            None
+        } else {
+            self.fetch_policy.pick(&cand, self.warps.len() as u32)
+        };
         self.cand_buf = cand;
         let Some(slot) = pick else { return };
         let cfg = ctx.cfg;

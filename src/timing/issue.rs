@@ -285,6 +285,7 @@ impl Sm {
         global: &mut GlobalMemory,
     ) -> Result<(), SimError> {
         self.active = true;
+        self.fetch_idle = false;
         let si = slot as usize;
         self.issue_slots[si].reason = None;
         let head = self.warps[si]

@@ -299,6 +299,7 @@ impl Sm {
                     if w.fetch_wait_line == Some(line) {
                         w.fetch_wait_line = None;
                         self.changed = true;
+                        self.fetch_idle = false;
                     }
                 }
             }

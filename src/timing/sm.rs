@@ -308,6 +308,10 @@ pub struct Sm {
     pub order_buf: Vec<u32>,
     /// Scratch: fetch candidates.
     pub cand_buf: Vec<u32>,
+    /// No warp needed instructions at the last fetch, and nothing that
+    /// could make one need them has happened since (an issue, an I-cache
+    /// fill a warp waits for, a CTA's arrival): the fetch stage idles.
+    pub fetch_idle: bool,
     /// Scratch: one executed instruction.
     pub dyn_buf: DynInst,
     /// Issued instructions, when logging.
@@ -390,6 +394,7 @@ impl Sm {
             stats: SmStats::default(),
             order_buf: Vec::new(),
             cand_buf: Vec::new(),
+            fetch_idle: false,
             dyn_buf: DynInst::blank(),
             issue_log: None,
             ldst_stall: LdStStall::None,
@@ -533,6 +538,7 @@ impl Sm {
         self.used[4] += 1;
         self.active = true;
         self.issue_dirty = true;
+        self.fetch_idle = false;
     }
 
     /// Retires CTAs whose warps all exited and drained (at the end of cycle
@@ -725,7 +731,29 @@ impl Sm {
         if self.ldst_job.is_some() && self.ldst_stall != LdStStall::Mshr {
             at(now + 1);
         }
-        self.warp_wakeups(&mut at);
+        // The issue stage's next time-based change: `issue_wake` is the
+        // earliest of `warp_wakeups` after the stage last ran, lowered by
+        // every fetch since, and nothing else changes those times without
+        // an issue (after which the stage reruns next cycle).
+        if self.issue_dirty {
+            at(now + 1);
+        }
+        #[cfg(debug_assertions)]
+        if !self.issue_dirty {
+            let mut exact = u64::MAX;
+            self.warp_wakeups(&mut |t| {
+                if t > now {
+                    exact = exact.min(t);
+                }
+            });
+            debug_assert!(
+                self.issue_wake > now && self.issue_wake <= exact,
+                "SM {} at {now}: issue_wake {} misses a wakeup at {exact}",
+                self.id,
+                self.issue_wake
+            );
+        }
+        at(self.issue_wake);
         next
     }
 }
