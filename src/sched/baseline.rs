@@ -23,6 +23,9 @@ pub struct Lrr {
 }
 
 impl IssuePolicy for Lrr {
+    fn orders_every_warp(&self) -> bool {
+        true
+    }
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
         round_robin_from(view, self.last, out);
     }
@@ -72,6 +75,9 @@ pub struct Gto {
 }
 
 impl IssuePolicy for Gto {
+    fn orders_every_warp(&self) -> bool {
+        true
+    }
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
         greedy_then(view, self.last, out, |v, o| o.extend_from_slice(v.warps));
     }
@@ -108,6 +114,9 @@ pub struct Gtrr {
 }
 
 impl IssuePolicy for Gtrr {
+    fn orders_every_warp(&self) -> bool {
+        true
+    }
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
         let last = self.last;
         greedy_then(view, last, out, |v, o| round_robin_from(v, last, o));
@@ -122,6 +131,9 @@ impl IssuePolicy for Gtrr {
 pub struct Oldest;
 
 impl IssuePolicy for Oldest {
+    fn orders_every_warp(&self) -> bool {
+        true
+    }
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
         out.extend_from_slice(view.warps);
     }

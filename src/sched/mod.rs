@@ -49,6 +49,12 @@ pub trait IssuePolicy {
     fn throttles(&self) -> bool {
         false
     }
+    /// True if [`IssuePolicy::order`] always lists every warp of the
+    /// scheduler (the issue stage may then track warp states
+    /// incrementally instead of visiting every warp every cycle).
+    fn orders_every_warp(&self) -> bool {
+        false
+    }
     /// May `slot` issue `next` now? (Throttling policies say no.)
     fn can_issue(&self, _slot: u32, _view: &SchedView<'_>, _next: &TimingInst) -> bool {
         true

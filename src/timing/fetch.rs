@@ -56,7 +56,6 @@ impl Sm {
         let line = (ctx.code_base + 8 * u64::from(pc)) / icl;
         if self.icache.access(line).is_some() {
             self.stats.icache_hits += 1;
-            self.issue_slots[slot as usize].reason = None;
             let ready = now + u64::from(cfg.icache.hit_latency);
             let mut p = pc;
             while p < n && (w.ibuf.len() as u32) < cfg.core.ibuffer_entries.max(1) {
@@ -69,6 +68,7 @@ impl Sm {
             }
             w.fetch_pc = p;
             self.issue_wake = self.issue_wake.min(ready);
+            self.mark_dirty(slot);
             return;
         }
         self.stats.icache_misses += 1;

@@ -247,6 +247,10 @@ impl Gpu {
     /// Starts recording every issued instruction.
     pub fn enable_issue_log(&mut self) {
         for sm in &mut self.sms {
+            // Logging needs every warp's state in every run: the full
+            // issue stage (no warp is resident between launches).
+            debug_assert!(sm.live_slots.is_empty());
+            sm.incremental = false;
             sm.issue_log.get_or_insert_with(Vec::new);
         }
     }

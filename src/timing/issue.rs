@@ -16,6 +16,9 @@ use crate::sched::{IssuePolicy, SchedView};
 use crate::timing::sm::{IssueRecord, LaunchCtx, Sm, SmEvent, WarpSlot};
 use crate::timing::stats::Stall;
 use crate::timing::units::Unit;
+#[cfg(debug_assertions)]
+use crate::timing::warp_charge::UNITS;
+use crate::timing::warp_charge::{Charge, GROUP};
 
 /// Why `w` cannot issue now apart from its unit, or `Stall::Issued` if
 /// only the unit of its next instruction is left to check. Every input
@@ -56,6 +59,29 @@ fn local_reason(
     Stall::Issued
 }
 
+/// The cycle before which the local reason `local` of `w` stays valid
+/// unless one of the warp's own inputs changes.
+fn reason_until(w: &WarpSlot, local: Stall, now: u64) -> u64 {
+    match local {
+        Stall::Exit | Stall::Data | Stall::Issued => u64::MAX,
+        Stall::Barrier if w.barrier_wait => u64::MAX,
+        Stall::Barrier => w.barrier_release,
+        Stall::SyncWait => w.sleep_until,
+        Stall::Fetch | Stall::Control => w.ibuf.front().map_or(u64::MAX, |e| e.ready),
+        Stall::Structural | Stall::Throttled | Stall::Idle => now + 1,
+    }
+}
+
+/// The [`Stall`] with index `i`.
+fn stall_of(i: u8) -> Stall {
+    Stall::ALL[usize::from(i)]
+}
+
+/// The [`Unit`] with index `i`.
+fn unit_of(i: u8) -> Unit {
+    [Unit::Sp, Unit::Sfu, Unit::Dp, Unit::LdSt][usize::from(i)]
+}
+
 /// The unit the next instruction of a warp that passed [`local_reason`]
 /// needs.
 fn head_unit(w: &WarpSlot, ctx: &LaunchCtx<'_>) -> Unit {
@@ -67,10 +93,175 @@ fn head_unit(w: &WarpSlot, ctx: &LaunchCtx<'_>) -> Unit {
 }
 
 impl Sm {
-    /// Runs every scheduler's issue for cycle `now`. Each live warp gets
-    /// its state for the cycle once, in its scheduler's priority order
-    /// (then the warps the policy left out), and is charged as it gets it.
+    /// Runs every scheduler's issue for cycle `now`: incrementally when the
+    /// SM can ([`Sm::incremental`]), else visiting every warp.
     pub(crate) fn issue(
+        &mut self,
+        now: u64,
+        ctx: &LaunchCtx<'_>,
+        global: &mut GlobalMemory,
+    ) -> Result<(), SimError> {
+        if self.incremental {
+            self.issue_incremental(now, ctx, global)
+        } else {
+            self.issue_every_warp(now, ctx, global)
+        }
+    }
+
+    /// The issue stage without visiting every warp. Warps whose cached
+    /// reason was dropped or expired are re-evaluated first; then each
+    /// scheduler walks its policy's order only until it has issued. A
+    /// warp's state is its own reason, `issued`, or — when only its unit
+    /// stands in the way — its unit group's: `structural` if the unit is
+    /// busy after the scheduler's issue, else ready (a warp before the
+    /// issued one found its unit busy, which it still is; one after it
+    /// sees the unit as it is now). That is exactly what visiting every
+    /// warp in order computes, as long as every warp is in the order (no
+    /// `throttled`) and an issue cannot make another warp issuable in the
+    /// same cycle (barriers release a cycle or more later).
+    fn issue_incremental(
+        &mut self,
+        now: u64,
+        ctx: &LaunchCtx<'_>,
+        global: &mut GlobalMemory,
+    ) -> Result<(), SimError> {
+        self.issue_run += 1;
+        self.expire_reasons(now);
+        let mut dirty = std::mem::take(&mut self.dirty);
+        for &slot in &dirty {
+            let si = slot as usize;
+            if !std::mem::take(&mut self.issue_slots[si].dirty) || !self.warps[si].live {
+                continue;
+            }
+            let c = self.local_charge(slot, now, ctx);
+            self.charge_as(slot, c, now);
+        }
+        dirty.clear();
+        // Warps that issue below are queued again for the next run.
+        self.dirty = dirty;
+        let width = ctx.cfg.core.issue_width.max(1);
+        let mut order = std::mem::take(&mut self.order_buf);
+        for s in 0..self.sched_warps.len() {
+            order.clear();
+            {
+                let (ages, slots) = &self.sched_warps[s];
+                let view = SchedView {
+                    now,
+                    warps: ages,
+                    by_slot: slots,
+                    info: &self.views,
+                };
+                self.policies[s].order(&view, &mut order);
+            }
+            debug_assert_eq!(order.len(), self.sched_warps[s].0.len());
+            let mut issued = 0;
+            let mut first: Option<Stall> = None;
+            for &slot in &order {
+                let is = &self.issue_slots[slot as usize];
+                let r = if is.timed < GROUP {
+                    stall_of(is.timed)
+                } else if self.unit_busy(unit_of(is.timed - GROUP), now) {
+                    Stall::Structural
+                } else {
+                    Stall::Issued
+                };
+                if r == Stall::Issued {
+                    self.issue_one(slot, s, now, ctx, global)?;
+                    self.charge_as(slot, Charge::Fixed(Stall::Issued), now);
+                    issued += 1;
+                    if issued == width {
+                        break;
+                    }
+                } else {
+                    first.get_or_insert(r);
+                }
+            }
+            for u in [Unit::Sp, Unit::Sfu, Unit::Dp, Unit::LdSt] {
+                let busy = self.unit_busy(u, now);
+                self.set_group_busy(s, u.index(), busy, now);
+            }
+            #[cfg(debug_assertions)]
+            self.check_incremental_states(s, now, ctx);
+            let n = self.sched_warps[s].0.len();
+            self.sched_state[s] = if issued > 0 {
+                Stall::Issued
+            } else if n == 0 {
+                Stall::Idle
+            } else {
+                first.unwrap_or(Stall::Throttled)
+            };
+        }
+        self.order_buf = order;
+        self.count_states();
+        Ok(())
+    }
+
+    /// What `slot` is charged from its (cached) local reason: that reason,
+    /// or its unit group when only the unit is left to check. Caches the
+    /// reason and arranges its re-evaluation when it expires.
+    fn local_charge(&mut self, slot: u32, now: u64, ctx: &LaunchCtx<'_>) -> Charge {
+        let si = slot as usize;
+        let is = self.issue_slots[si];
+        let (local, unit) = match is.reason {
+            Some(local) if now < is.until => (local, is.unit),
+            _ => {
+                let s = si % self.sched_warps.len();
+                let w = &self.warps[si];
+                let (ages, slots) = &self.sched_warps[s];
+                let view = SchedView {
+                    now,
+                    warps: ages,
+                    by_slot: slots,
+                    info: &self.views,
+                };
+                let local = local_reason(w, slot, now, ctx, self.policies[s].as_ref(), &view);
+                let until = reason_until(w, local, now);
+                let unit = if local == Stall::Issued {
+                    head_unit(w, ctx)
+                } else {
+                    Unit::Sp
+                };
+                let is = &mut self.issue_slots[si];
+                is.reason = Some(local);
+                is.until = until;
+                is.unit = unit;
+                self.wake_at_cycle(slot, until);
+                (local, unit)
+            }
+        };
+        if local == Stall::Issued {
+            Charge::Group(unit)
+        } else {
+            Charge::Fixed(local)
+        }
+    }
+
+    /// Debug builds: every warp of scheduler `s` is charged what visiting
+    /// it now, after the scheduler's issue, would give.
+    #[cfg(debug_assertions)]
+    fn check_incremental_states(&self, s: usize, now: u64, ctx: &LaunchCtx<'_>) {
+        for &slot in &self.sched_warps[s].0 {
+            let is = &self.issue_slots[slot as usize];
+            if is.timed == Stall::Issued as u8 {
+                continue;
+            }
+            let charged = if is.timed < GROUP {
+                stall_of(is.timed)
+            } else if self.groups[s * UNITS + usize::from(is.timed - GROUP)].busy {
+                Stall::Structural
+            } else {
+                Stall::Issued
+            };
+            let fresh = self.fresh_reason(slot, s, now, ctx);
+            debug_assert_eq!(charged, fresh, "slot {slot} at {now}: incremental state");
+        }
+    }
+
+    /// Runs every scheduler's issue for cycle `now` visiting every warp.
+    /// Each live warp gets its state for the cycle once, in its
+    /// scheduler's priority order (then the warps the policy left out),
+    /// and is charged as it gets it.
+    fn issue_every_warp(
         &mut self,
         now: u64,
         ctx: &LaunchCtx<'_>,
@@ -251,14 +442,7 @@ impl Sm {
             info: &self.views,
         };
         let local = local_reason(w, slot, now, ctx, self.policies[s].as_ref(), &view);
-        let until = match local {
-            Stall::Exit | Stall::Data | Stall::Issued => u64::MAX,
-            Stall::Barrier if w.barrier_wait => u64::MAX,
-            Stall::Barrier => w.barrier_release,
-            Stall::SyncWait => w.sleep_until,
-            Stall::Fetch | Stall::Control => w.ibuf.front().map_or(u64::MAX, |e| e.ready),
-            Stall::Structural | Stall::Throttled | Stall::Idle => now + 1,
-        };
+        let until = reason_until(w, local, now);
         let unit = if local == Stall::Issued {
             head_unit(w, ctx)
         } else {
@@ -287,7 +471,7 @@ impl Sm {
         self.active = true;
         self.fetch_idle = false;
         let si = slot as usize;
-        self.issue_slots[si].reason = None;
+        self.mark_dirty(slot);
         let head = self.warps[si]
             .ibuf
             .pop_front()
@@ -422,14 +606,20 @@ impl Sm {
     fn release_barriers(&mut self, c: usize, now: u64, ctx: &LaunchCtx<'_>) {
         let cta = self.ctas[c].as_mut().expect("live CTA");
         crate::func::launch::release_barriers(ctx.kernel, &mut cta.warps);
+        let mut released = std::mem::take(&mut self.cand_buf);
+        released.clear();
         for (i, &s) in cta.slots.iter().enumerate() {
             let w = &mut self.warps[s as usize];
             if w.barrier_wait && cta.warps[i].barrier.is_none() {
                 w.barrier_wait = false;
-                self.issue_slots[s as usize].reason = None;
                 w.barrier_release = now + u64::from(ctx.cfg.core.barrier_latency);
                 self.views[s as usize].at_barrier = false;
+                released.push(s);
             }
         }
+        for &s in &released {
+            self.mark_dirty(s);
+        }
+        self.cand_buf = released;
     }
 }

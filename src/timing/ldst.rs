@@ -318,7 +318,7 @@ impl Sm {
         self.changed = true;
         self.issue_dirty = true;
         let (slot, inst, long) = (f.slot as usize, f.inst, f.long);
-        self.issue_slots[slot].reason = None;
+        self.mark_dirty(slot as u32);
         let w = &mut self.warps[slot];
         w.sb.release(&ctx.table[inst as usize].writes);
         w.outstanding -= 1;

@@ -19,6 +19,7 @@ pub mod scoreboard;
 pub mod sm;
 pub mod stats;
 pub mod units;
+pub mod warp_charge;
 
 pub use gpu::Gpu;
 pub use host::{Policies, TimedRun, TimingHost, run_timed, run_timed_with};

@@ -15,6 +15,7 @@ use crate::timing::memsys::{MemSys, Packet};
 use crate::timing::scoreboard::Scoreboard;
 use crate::timing::stats::{SmStats, Stall, StallCounts, WarpRecord};
 use crate::timing::units::{TimingInst, Unit, UnitPool};
+use crate::timing::warp_charge::{UNITS, UnitGroup};
 
 /// Everything about the running launch that does not change.
 pub struct LaunchCtx<'a> {
@@ -129,10 +130,15 @@ pub struct IssueSlot {
     pub state: Option<Stall>,
     /// The issue run (`Sm::issue_run`) that last gave the warp its state.
     pub state_run: u64,
-    /// The state being timed (`Stall` index, or 10 = ready) ...
+    /// The state being timed (`Stall` index, 10 = ready, or a unit group,
+    /// see `warp_charge.rs`) ...
     pub timed: u8,
     /// ... since this cycle.
     pub timed_since: u64,
+    /// For a unit group: the group's busy cycles when the warp joined.
+    pub group_snap: u64,
+    /// Queued for re-evaluation (`Sm::dirty`).
+    pub dirty: bool,
 }
 
 impl IssueSlot {
@@ -147,6 +153,8 @@ impl IssueSlot {
             state_run: 0,
             timed: Stall::Fetch as u8,
             timed_since: start,
+            group_snap: 0,
+            dirty: false,
         }
     }
 }
@@ -306,7 +314,7 @@ pub struct Sm {
     pub stats: SmStats,
     /// Scratch: a scheduler's priority order.
     pub order_buf: Vec<u32>,
-    /// Scratch: fetch candidates.
+    /// Scratch: fetch candidates; warps a barrier released.
     pub cand_buf: Vec<u32>,
     /// No warp needed instructions at the last fetch, and nothing that
     /// could make one need them has happened since (an issue, an I-cache
@@ -351,6 +359,21 @@ pub struct Sm {
     /// Runs of the issue stage so far (tells which warps got their state
     /// in the current run).
     pub issue_run: u64,
+    /// The issue stage tracks warps' states incrementally (every policy
+    /// orders all its warps and never throttles, barriers release after at
+    /// least a cycle, no issue log; see `issue.rs`).
+    pub incremental: bool,
+    /// Incremental issue: warps charged each fixed state (`Stall` index,
+    /// 10 = ready).
+    pub fixed_counts: [u32; 11],
+    /// Incremental issue: unit groups, `scheduler × UNITS + unit`.
+    pub groups: Vec<UnitGroup>,
+    /// Incremental issue: warps to re-evaluate at the next run.
+    pub dirty: Vec<u32>,
+    /// Incremental issue: (cycle, slot) at which a cached reason expires.
+    pub reason_timers: Vec<(u64, u32)>,
+    /// Incremental issue: the earliest of `reason_timers`.
+    pub next_reason_timer: u64,
 }
 
 impl Sm {
@@ -363,6 +386,9 @@ impl Sm {
     ) -> Sm {
         let nw = cfg.core.max_warps_per_sm as usize;
         let ns = cfg.core.schedulers_per_sm.max(1) as usize;
+        let policies_track_incrementally = policies
+            .iter()
+            .all(|p| p.orders_every_warp() && !p.throttles());
         Sm {
             id,
             warps: vec![WarpSlot::default(); nw],
@@ -411,6 +437,12 @@ impl Sm {
             issue_dirty: true,
             issue_wake: 0,
             issue_run: 0,
+            incremental: cfg.core.barrier_latency > 0 && policies_track_incrementally,
+            fixed_counts: [0; 11],
+            groups: vec![UnitGroup::default(); ns * UNITS],
+            dirty: Vec::new(),
+            reason_timers: Vec::new(),
+            next_reason_timer: u64::MAX,
         }
     }
 
@@ -497,6 +529,7 @@ impl Sm {
             slot.sb.clear(ctx.sb_words);
             // Assigned at the end of cycle `now`: alive from `now + 1`.
             self.issue_slots[s as usize] = IssueSlot::new(now + 1);
+            self.charge_new_warp(s, now + 1);
             self.next_dyn_id = self.next_dyn_id.wrapping_add(1);
             self.views[s as usize] = WarpView {
                 live: true,
@@ -560,9 +593,8 @@ impl Sm {
             }
             let mut cta = self.ctas[c].take().expect("checked");
             for (i, &s) in cta.slots.iter().enumerate() {
-                let w = &mut self.warps[s as usize];
-                let is = &self.issue_slots[s as usize];
-                w.state_cycles[is.timed as usize] += now + 1 - is.timed_since;
+                self.charge_until(s, now + 1);
+                let w = &self.warps[s as usize];
                 let mut states = StallCounts::default();
                 for (k, &cat) in Stall::ALL.iter().enumerate() {
                     states.add(cat, w.state_cycles[k]);
@@ -624,7 +656,7 @@ impl Sm {
             match e {
                 SmEvent::Writeback { slot, inst } => {
                     self.issue_dirty = true;
-                    self.issue_slots[slot as usize].reason = None;
+                    self.mark_dirty(slot);
                     let w = &mut self.warps[slot as usize];
                     w.sb.release(&ctx.table[inst as usize].writes);
                     w.outstanding -= 1;
