@@ -469,7 +469,6 @@ impl Sm {
         global: &mut GlobalMemory,
     ) -> Result<(), SimError> {
         self.active = true;
-        self.fetch_idle = false;
         let si = slot as usize;
         self.mark_dirty(slot);
         let head = self.warps[si]
@@ -570,6 +569,7 @@ impl Sm {
         if sleep > 0 {
             w.sleep_until = now + sleep;
         }
+        self.refresh_fetch_need(slot);
         // Units and completion.
         match ti.unit {
             Unit::LdSt => self.ldst_accept(slot, now, ctx, global),

@@ -295,11 +295,11 @@ impl Sm {
                 let line = p.addr / u64::from(ctx.cfg.icache.line.max(1));
                 self.icache.fill(line, 0, false);
                 self.icache_pending.retain(|&l| l != line);
-                for w in &mut self.warps {
-                    if w.fetch_wait_line == Some(line) {
-                        w.fetch_wait_line = None;
+                for s in 0..self.warps.len() {
+                    if self.warps[s].fetch_wait_line == Some(line) {
+                        self.warps[s].fetch_wait_line = None;
                         self.changed = true;
-                        self.fetch_idle = false;
+                        self.refresh_fetch_need(s as u32);
                     }
                 }
             }

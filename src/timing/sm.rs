@@ -316,10 +316,9 @@ pub struct Sm {
     pub order_buf: Vec<u32>,
     /// Scratch: fetch candidates; warps a barrier released.
     pub cand_buf: Vec<u32>,
-    /// No warp needed instructions at the last fetch, and nothing that
-    /// could make one need them has happened since (an issue, an I-cache
-    /// fill a warp waits for, a CTA's arrival): the fetch stage idles.
-    pub fetch_idle: bool,
+    /// One bit per slot whose warp needs instructions (fetch candidates),
+    /// kept up to date where its conditions change (`refresh_fetch_need`).
+    pub fetch_needs: Vec<u64>,
     /// Scratch: one executed instruction.
     pub dyn_buf: DynInst,
     /// Issued instructions, when logging.
@@ -420,7 +419,7 @@ impl Sm {
             stats: SmStats::default(),
             order_buf: Vec::new(),
             cand_buf: Vec::new(),
-            fetch_idle: false,
+            fetch_needs: vec![0; nw.div_ceil(64)],
             dyn_buf: DynInst::blank(),
             issue_log: None,
             ldst_stall: LdStStall::None,
@@ -530,6 +529,7 @@ impl Sm {
             // Assigned at the end of cycle `now`: alive from `now + 1`.
             self.issue_slots[s as usize] = IssueSlot::new(now + 1);
             self.charge_new_warp(s, now + 1);
+            self.refresh_fetch_need(s);
             self.next_dyn_id = self.next_dyn_id.wrapping_add(1);
             self.views[s as usize] = WarpView {
                 live: true,
@@ -571,7 +571,6 @@ impl Sm {
         self.used[4] += 1;
         self.active = true;
         self.issue_dirty = true;
-        self.fetch_idle = false;
     }
 
     /// Retires CTAs whose warps all exited and drained (at the end of cycle
@@ -612,6 +611,7 @@ impl Sm {
                 });
                 self.warps[s as usize].live = false;
                 self.warps[s as usize].ibuf.clear();
+                self.refresh_fetch_need(s);
                 self.views[s as usize] = WarpView::default();
                 for (a, b) in &mut self.sched_warps {
                     a.retain(|&x| x != s);
