@@ -79,7 +79,20 @@ impl IssuePolicy for Gto {
         true
     }
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
-        greedy_then(view, self.last, out, |v, o| o.extend_from_slice(v.warps));
+        // `greedy_then` with the oldest-first rest: two copies around it.
+        match self.last {
+            Some(l) if view.by_slot.binary_search(&l).is_ok() => {
+                out.push(l);
+                let p = view
+                    .warps
+                    .iter()
+                    .position(|&w| w == l)
+                    .unwrap_or(view.warps.len());
+                out.extend_from_slice(&view.warps[..p]);
+                out.extend_from_slice(view.warps.get(p + 1..).unwrap_or(&[]));
+            }
+            _ => out.extend_from_slice(view.warps),
+        }
     }
     fn on_issue(&mut self, slot: u32, _v: &SchedView<'_>, _i: &crate::timing::units::TimingInst) {
         self.last = Some(slot);

@@ -103,7 +103,10 @@ impl Gpu {
             return Err(SimError::launch(&ctx.kernel.name, "the grid is empty"));
         }
         for sm in &mut self.sms {
-            sm.spare_ctas.clear();
+            for (warps, shared) in sm.spare_ctas.drain(..) {
+                sm.warp_pool.extend(warps);
+                sm.shared_pool.push(shared);
+            }
             sm.l1d.clear();
             sm.icache.clear();
             sm.icache_pending.clear();

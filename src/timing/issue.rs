@@ -205,7 +205,7 @@ impl Sm {
         let (local, unit) = match is.reason {
             Some(local) if now < is.until => (local, is.unit),
             _ => {
-                let s = si % self.sched_warps.len();
+                let s = is.scheduler as usize;
                 let w = &self.warps[si];
                 let (ages, slots) = &self.sched_warps[s];
                 let view = SchedView {

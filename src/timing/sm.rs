@@ -139,12 +139,14 @@ pub struct IssueSlot {
     pub group_snap: u64,
     /// Queued for re-evaluation (`Sm::dirty`).
     pub dirty: bool,
+    /// The slot's scheduler (slot mod schedulers).
+    pub scheduler: u32,
 }
 
 impl IssueSlot {
-    /// A warp alive from cycle `start`, timed as waiting for its first
-    /// fetch.
-    pub fn new(start: u64) -> IssueSlot {
+    /// A warp of `scheduler` alive from cycle `start`, timed as waiting
+    /// for its first fetch.
+    pub fn new(start: u64, scheduler: u32) -> IssueSlot {
         IssueSlot {
             reason: None,
             unit: Unit::Sp,
@@ -155,6 +157,7 @@ impl IssueSlot {
             timed_since: start,
             group_snap: 0,
             dirty: false,
+            scheduler,
         }
     }
 }
@@ -349,6 +352,11 @@ pub struct Sm {
     /// Retired CTAs' warps and shared memory, reused by the next CTAs of
     /// the same launch.
     pub spare_ctas: Vec<(Vec<Warp>, Vec<u8>)>,
+    /// Warps of earlier launches, re-initialised for new CTAs
+    /// ([`Warp::reinit`]) instead of fresh allocations.
+    pub warp_pool: Vec<Warp>,
+    /// Shared memories of earlier launches, likewise.
+    pub shared_pool: Vec<Vec<u8>>,
     /// Something the issue stage depends on changed (scoreboard, LD/ST
     /// unit, warps added or removed, an instruction issued).
     pub issue_dirty: bool,
@@ -391,7 +399,9 @@ impl Sm {
         Sm {
             id,
             warps: vec![WarpSlot::default(); nw],
-            issue_slots: vec![IssueSlot::new(0); nw],
+            issue_slots: (0..nw)
+                .map(|i| IssueSlot::new(0, (i % ns) as u32))
+                .collect(),
             views: vec![WarpView::default(); nw],
             ctas: (0..cfg.core.max_ctas_per_sm).map(|_| None).collect(),
             sched_warps: vec![(Vec::new(), Vec::new()); ns],
@@ -433,6 +443,8 @@ impl Sm {
             warp_records: Vec::new(),
             changed: false,
             spare_ctas: Vec::new(),
+            warp_pool: Vec::new(),
+            shared_pool: Vec::new(),
             issue_dirty: true,
             issue_wake: 0,
             issue_run: 0,
@@ -491,7 +503,7 @@ impl Sm {
                 }
                 (ws, Some(sh))
             }
-            None => (Vec::with_capacity(nwarps as usize), None),
+            None => (Vec::with_capacity(nwarps as usize), self.shared_pool.pop()),
         };
         let reuse = !warps.is_empty();
         let mut slots = Vec::with_capacity(nwarps as usize);
@@ -502,32 +514,52 @@ impl Sm {
                 .position(|x| !x.live)
                 .expect("fits() checked warp slots") as u32;
             if !reuse {
-                warps.push(Warp::new(
-                    w,
-                    lanes,
-                    w * lanes,
-                    threads - w * lanes,
-                    ctx.block,
-                    ctx.kernel.regs.len(),
-                    ctx.kernel.preds.len(),
-                    ctx.info.local_size,
-                ));
+                // A warp of an earlier launch, made the warp `new` would.
+                warps.push(match self.warp_pool.pop() {
+                    Some(mut warp) => {
+                        warp.reinit(
+                            w,
+                            lanes,
+                            w * lanes,
+                            threads - w * lanes,
+                            ctx.block,
+                            ctx.kernel.regs.len(),
+                            ctx.kernel.preds.len(),
+                            ctx.info.local_size,
+                            &ctx.info.zeroed_regs,
+                        );
+                        warp
+                    }
+                    None => Warp::new(
+                        w,
+                        lanes,
+                        w * lanes,
+                        threads - w * lanes,
+                        ctx.block,
+                        ctx.kernel.regs.len(),
+                        ctx.kernel.preds.len(),
+                        ctx.info.local_size,
+                    ),
+                });
             }
             slots.push(s);
             let slot = &mut self.warps[s as usize];
             let sb = std::mem::take(&mut slot.sb);
+            let mut ibuf = std::mem::take(&mut slot.ibuf);
+            ibuf.clear();
             *slot = WarpSlot {
                 live: true,
                 cta: c as u32,
                 index: w,
                 dyn_id: self.next_dyn_id,
                 sb,
+                ibuf,
                 start: now + 1,
                 ..WarpSlot::default()
             };
             slot.sb.clear(ctx.sb_words);
             // Assigned at the end of cycle `now`: alive from `now + 1`.
-            self.issue_slots[s as usize] = IssueSlot::new(now + 1);
+            self.issue_slots[s as usize] = IssueSlot::new(now + 1, s % ns);
             self.charge_new_warp(s, now + 1);
             self.refresh_fetch_need(s);
             self.next_dyn_id = self.next_dyn_id.wrapping_add(1);
@@ -553,7 +585,8 @@ impl Sm {
             id,
             shared: match spare_shared {
                 Some(mut sh) => {
-                    sh.fill(0);
+                    sh.clear();
+                    sh.resize(ctx.info.shared_dynamic_base as usize, 0);
                     sh
                 }
                 None => vec![0; ctx.info.shared_dynamic_base as usize],

@@ -68,7 +68,7 @@ impl Charge {
 impl Sm {
     /// The group of unit `u` of scheduler `s`.
     fn group_index(&self, slot: u32, u: usize) -> usize {
-        (slot as usize % self.sched_warps.len()) * UNITS + u
+        self.issue_slots[slot as usize].scheduler as usize * UNITS + u
     }
 
     /// Starts charging `slot` (a warp that arrived, alive from `start`) its
