@@ -16,9 +16,7 @@ use crate::sched::{IssuePolicy, SchedView};
 use crate::timing::sm::{IssueRecord, LaunchCtx, Sm, SmEvent, WarpSlot};
 use crate::timing::stats::Stall;
 use crate::timing::units::Unit;
-#[cfg(debug_assertions)]
-use crate::timing::warp_charge::UNITS;
-use crate::timing::warp_charge::{Charge, GROUP};
+use crate::timing::warp_charge::{Charge, GROUP, UNITS};
 
 /// Why `w` cannot issue now apart from its unit, or `Stall::Issued` if
 /// only the unit of its next instruction is left to check. Every input
@@ -75,11 +73,6 @@ fn reason_until(w: &WarpSlot, local: Stall, now: u64) -> u64 {
 /// The [`Stall`] with index `i`.
 fn stall_of(i: u8) -> Stall {
     Stall::ALL[usize::from(i)]
-}
-
-/// The [`Unit`] with index `i`.
-fn unit_of(i: u8) -> Unit {
-    [Unit::Sp, Unit::Sfu, Unit::Dp, Unit::LdSt][usize::from(i)]
 }
 
 /// The unit the next instruction of a warp that passed [`local_reason`]
@@ -156,11 +149,13 @@ impl Sm {
             debug_assert_eq!(order.len(), self.sched_warps[s].0.len());
             let mut issued = 0;
             let mut first: Option<Stall> = None;
+            // Units free now, one bit each (an issue may take one).
+            let mut free = self.free_units(now);
             for &slot in &order {
-                let is = &self.issue_slots[slot as usize];
-                let r = if is.timed < GROUP {
-                    stall_of(is.timed)
-                } else if self.unit_busy(unit_of(is.timed - GROUP), now) {
+                let code = self.charge_codes[slot as usize];
+                let r = if code < GROUP {
+                    stall_of(code)
+                } else if free >> (code - GROUP) & 1 == 0 {
                     Stall::Structural
                 } else {
                     Stall::Issued
@@ -168,6 +163,7 @@ impl Sm {
                 if r == Stall::Issued {
                     self.issue_one(slot, s, now, ctx, global)?;
                     self.charge_as(slot, Charge::Fixed(Stall::Issued), now);
+                    free = self.free_units(now);
                     issued += 1;
                     if issued == width {
                         break;
@@ -176,9 +172,8 @@ impl Sm {
                     first.get_or_insert(r);
                 }
             }
-            for u in [Unit::Sp, Unit::Sfu, Unit::Dp, Unit::LdSt] {
-                let busy = self.unit_busy(u, now);
-                self.set_group_busy(s, u.index(), busy, now);
+            for u in 0..UNITS {
+                self.set_group_busy(s, u, free >> u & 1 == 0, now);
             }
             #[cfg(debug_assertions)]
             self.check_incremental_states(s, now, ctx);
@@ -241,13 +236,13 @@ impl Sm {
     #[cfg(debug_assertions)]
     fn check_incremental_states(&self, s: usize, now: u64, ctx: &LaunchCtx<'_>) {
         for &slot in &self.sched_warps[s].0 {
-            let is = &self.issue_slots[slot as usize];
-            if is.timed == Stall::Issued as u8 {
+            let code = self.charge_codes[slot as usize];
+            if code == Stall::Issued as u8 {
                 continue;
             }
-            let charged = if is.timed < GROUP {
-                stall_of(is.timed)
-            } else if self.groups[s * UNITS + usize::from(is.timed - GROUP)].busy {
+            let charged = if code < GROUP {
+                stall_of(code)
+            } else if self.groups[s * UNITS + usize::from(code - GROUP)].busy {
                 Stall::Structural
             } else {
                 Stall::Issued
@@ -369,11 +364,24 @@ impl Sm {
                 10
             }
         };
-        if is.timed != now_state {
-            self.warps[slot as usize].state_cycles[is.timed as usize] += now - is.timed_since;
-            is.timed = now_state;
+        let code = &mut self.charge_codes[slot as usize];
+        if *code != now_state {
+            self.warps[slot as usize].state_cycles[*code as usize] += now - is.timed_since;
+            *code = now_state;
             is.timed_since = now;
         }
+    }
+
+    /// The units that can accept an instruction at `now`, one bit per
+    /// [`Unit::index`].
+    fn free_units(&self, now: u64) -> u8 {
+        let mut free = 0;
+        for u in [Unit::Sp, Unit::Sfu, Unit::Dp, Unit::LdSt] {
+            if !self.unit_busy(u, now) {
+                free |= 1 << u.index();
+            }
+        }
+        free
     }
 
     /// True if `unit` cannot accept an instruction at `now`.

@@ -130,10 +130,7 @@ pub struct IssueSlot {
     pub state: Option<Stall>,
     /// The issue run (`Sm::issue_run`) that last gave the warp its state.
     pub state_run: u64,
-    /// The state being timed (`Stall` index, 10 = ready, or a unit group,
-    /// see `warp_charge.rs`) ...
-    pub timed: u8,
-    /// ... since this cycle.
+    /// The cycle the state being timed (`Sm::charge_codes`) started.
     pub timed_since: u64,
     /// For a unit group: the group's busy cycles when the warp joined.
     pub group_snap: u64,
@@ -153,7 +150,6 @@ impl IssueSlot {
             until: 0,
             state: None,
             state_run: 0,
-            timed: Stall::Fetch as u8,
             timed_since: start,
             group_snap: 0,
             dirty: false,
@@ -272,6 +268,10 @@ pub struct Sm {
     pub warps: Vec<WarpSlot>,
     /// Issue-stage bookkeeping of each slot.
     pub issue_slots: Vec<IssueSlot>,
+    /// The state each slot is being charged (`Stall` index, 10 = ready,
+    /// or a unit group, see `warp_charge.rs`), apart from `issue_slots`
+    /// so that the issue stage's walk reads one byte per warp.
+    pub charge_codes: Vec<u8>,
     /// Policy view of each slot.
     pub views: Vec<WarpView>,
     /// CTA slots.
@@ -402,6 +402,7 @@ impl Sm {
             issue_slots: (0..nw)
                 .map(|i| IssueSlot::new(0, (i % ns) as u32))
                 .collect(),
+            charge_codes: vec![Stall::Fetch as u8; nw],
             views: vec![WarpView::default(); nw],
             ctas: (0..cfg.core.max_ctas_per_sm).map(|_| None).collect(),
             sched_warps: vec![(Vec::new(), Vec::new()); ns],

@@ -19,10 +19,11 @@ use crate::timing::units::Unit;
 /// Units (as [`Unit::index`]).
 pub const UNITS: usize = 4;
 
-/// `IssueSlot::timed` of a ready warp (after the ten [`Stall`]s).
+/// The charge code (`Sm::charge_codes`) of a ready warp (after the ten
+/// [`Stall`]s).
 pub const READY: u8 = 10;
 
-/// `IssueSlot::timed` of a member of the group of unit `u`: `GROUP + u`.
+/// The charge code of a member of the group of unit `u`: `GROUP + u`.
 pub const GROUP: u8 = 11;
 
 /// The warps of one scheduler whose next instruction needs one unit.
@@ -56,7 +57,7 @@ pub enum Charge {
 }
 
 impl Charge {
-    /// As `IssueSlot::timed`.
+    /// As a charge code (`Sm::charge_codes`).
     fn code(self) -> u8 {
         match self {
             Charge::Fixed(s) => s as u8,
@@ -74,9 +75,8 @@ impl Sm {
     /// Starts charging `slot` (a warp that arrived, alive from `start`) its
     /// first state, waiting for a fetch.
     pub(crate) fn charge_new_warp(&mut self, slot: u32, start: u64) {
-        let is = &mut self.issue_slots[slot as usize];
-        is.timed = Stall::Fetch as u8;
-        is.timed_since = start;
+        self.charge_codes[slot as usize] = Stall::Fetch as u8;
+        self.issue_slots[slot as usize].timed_since = start;
         if self.incremental {
             self.fixed_counts[Stall::Fetch as usize] += 1;
             self.mark_dirty(slot);
@@ -87,7 +87,7 @@ impl Sm {
     /// previous state up to `now`.
     pub(crate) fn charge_as(&mut self, slot: u32, c: Charge, now: u64) {
         let code = c.code();
-        if self.issue_slots[slot as usize].timed == code {
+        if self.charge_codes[slot as usize] == code {
             return;
         }
         self.charge_until(slot, now);
@@ -102,8 +102,8 @@ impl Sm {
                 self.groups[g].busy_before(now)
             }
         };
+        self.charge_codes[slot as usize] = code;
         let is = &mut self.issue_slots[slot as usize];
-        is.timed = code;
         is.timed_since = now;
         is.group_snap = snap;
     }
@@ -112,12 +112,13 @@ impl Sm {
     /// per-state cycles and removes it from its count or group.
     pub(crate) fn charge_until(&mut self, slot: u32, end: u64) {
         let is = self.issue_slots[slot as usize];
-        let g = self.group_index(slot, usize::from(is.timed.saturating_sub(GROUP)));
+        let code = self.charge_codes[slot as usize];
+        let g = self.group_index(slot, usize::from(code.saturating_sub(GROUP)));
         let w = &mut self.warps[slot as usize];
-        if is.timed < GROUP {
-            w.state_cycles[is.timed as usize] += end - is.timed_since;
+        if code < GROUP {
+            w.state_cycles[code as usize] += end - is.timed_since;
             if self.incremental {
-                self.fixed_counts[is.timed as usize] -= 1;
+                self.fixed_counts[code as usize] -= 1;
             }
         } else {
             let busy = self.groups[g].busy_before(end) - is.group_snap;
