@@ -234,7 +234,7 @@ impl Sm {
     /// Debug builds: every warp of scheduler `s` is charged what visiting
     /// it now, after the scheduler's issue, would give.
     #[cfg(debug_assertions)]
-    fn check_incremental_states(&self, s: usize, now: u64, ctx: &LaunchCtx<'_>) {
+    pub(crate) fn check_incremental_states(&self, s: usize, now: u64, ctx: &LaunchCtx<'_>) {
         for &slot in &self.sched_warps[s].0 {
             let code = self.charge_codes[slot as usize];
             if code == Stall::Issued as u8 {
@@ -388,7 +388,7 @@ impl Sm {
     fn unit_busy(&self, unit: Unit, now: u64) -> bool {
         match unit {
             Unit::LdSt => self.ldst_job.is_some() || self.ldst_free > now,
-            u => self.units[u.index()].free(now).is_none(),
+            u => !self.units[u.index()].has_free(now),
         }
     }
 
@@ -584,7 +584,7 @@ impl Sm {
             u => {
                 let pool = &mut self.units[u.index()];
                 let k = pool.free(now).expect("checked free");
-                pool.busy_until[k] = now + u64::from(ti.initiation);
+                pool.book(k, now + u64::from(ti.initiation));
                 if !ti.writes.is_empty() {
                     let w = &mut self.warps[si];
                     w.sb.reserve(&ti.writes);

@@ -704,6 +704,14 @@ impl Sm {
         // The issue stage's outcome depends only on state that changes
         // through the events that set `issue_dirty`, or at known cycles
         // (`issue_wake`); otherwise it would compute the same states again.
+        // Debug builds check that skipping the stage skips nothing: every
+        // warp is charged what a fresh look gives.
+        #[cfg(debug_assertions)]
+        if self.incremental && !self.issue_dirty && now < self.issue_wake {
+            for s in 0..self.sched_warps.len() {
+                self.check_incremental_states(s, now, ctx);
+            }
+        }
         if self.issue_dirty || now >= self.issue_wake {
             self.issue_dirty = false;
             let before = self.stats.warp_insts;
@@ -746,8 +754,23 @@ impl Sm {
     }
 
     /// The earliest cycle after `now` at which a time-based condition of
-    /// the issue stage changes.
+    /// the issue stage changes. The incremental stage only needs the
+    /// changes it tracks: a cached reason expiring (its timers) and a busy
+    /// unit pool or the LD/ST unit freeing up (its group flags).
     pub fn issue_wake_time(&self, now: u64) -> u64 {
+        if self.incremental {
+            let mut next = self.next_reason_timer;
+            for u in &self.units {
+                if u.first_free > now {
+                    next = next.min(u.first_free);
+                }
+            }
+            if self.ldst_free > now {
+                next = next.min(self.ldst_free);
+            }
+            debug_assert!(next > now);
+            return next;
+        }
         let mut next = u64::MAX;
         let mut at = |t: u64| {
             if t > now && t < next {
@@ -805,7 +828,7 @@ impl Sm {
             at(now + 1);
         }
         #[cfg(debug_assertions)]
-        if !self.issue_dirty {
+        if !self.issue_dirty && !self.incremental {
             let mut exact = u64::MAX;
             self.warp_wakeups(&mut |t| {
                 if t > now {
