@@ -1,8 +1,10 @@
 //! Static analyses of a kernel: basic blocks and CFG, (post-)dominators,
-//! immediate post-dominators for SIMT reconvergence, natural loops.
+//! immediate post-dominators for SIMT reconvergence, natural loops,
+//! registers read before written.
 
 pub mod cfg;
 pub mod dom;
+pub mod live_in;
 pub mod loops;
 pub mod postdom;
 

@@ -65,6 +65,18 @@ pub enum FastOp {
     FMul32,
     /// `fma.rn.f32`/`mad.rn.f32` (no ftz/sat).
     FFma32,
+    /// `div.rn.f32` (no ftz/sat, not `.approx`).
+    FDiv32,
+    /// `cvt` of an integer to a wider or equal integer, sign-extending the
+    /// source's [`Fast::bits`] (no `.sat`).
+    CvtSext,
+    /// `cvt` of an integer to an integer, zero-extending (truncating) the
+    /// source's [`Fast::bits`] (no `.sat`).
+    CvtZext,
+    /// `cvt.rn.f32` of a signed integer of [`Fast::bits`] (no `.sat`).
+    CvtF32S,
+    /// `cvt.rn.f32` of an unsigned integer of [`Fast::bits`] (no `.sat`).
+    CvtF32U,
     /// `setp` of integers without a combining operation.
     SetpInt,
     /// `ld`/`st` of one value in an explicit space through `[reg+offset]`
@@ -299,6 +311,41 @@ fn fast_op(
                 _ => FastOp::FFma32,
             };
             (op, t)
+        }
+        (Opcode::Div, TypeKind::Float) => {
+            // `div32(.., Rn)` is the plain quotient.
+            let r = if mods.round == Round::None {
+                Round::Rn
+            } else {
+                mods.round
+            };
+            if tb != 32 || r != Round::Rn || ftz || sat || mods.has(flag::APPROX) {
+                return None;
+            }
+            (FastOp::FDiv32, t)
+        }
+        (Opcode::Cvt, _) => {
+            // `cvt`'s integer → integer and integer → f32 (nearest) cases.
+            let sty = inst.ty2;
+            if sat || sty.is_float() || sty == Type::Pred {
+                return None;
+            }
+            f.bits = sty.bits();
+            let op = match t.kind() {
+                TypeKind::Float if tb == 32 && matches!(mods.round, Round::None | Round::Rn) => {
+                    if sty.is_signed() {
+                        FastOp::CvtF32S
+                    } else {
+                        FastOp::CvtF32U
+                    }
+                }
+                TypeKind::Float => return None,
+                _ if sty.is_signed() => FastOp::CvtSext,
+                _ => FastOp::CvtZext,
+            };
+            // The conversion's result is masked to the destination type.
+            f.mask = store_as(t)? & mask_bits(tb);
+            return Some(op);
         }
         (_, TypeKind::Float) => return None,
         (Opcode::Add, _) if !(sat && signed) => (FastOp::IAdd, t),

@@ -764,11 +764,37 @@ fn alu_fast32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64) -> bool {
         FastOp::IShrS => bin32(w, env, f, m, |x, y| {
             (sext(x, tb) >> (y & 0xffff_ffff).min(63)) as u64
         }),
-        FastOp::Mov => bin32(w, env, f, m, |x, _| x),
+        FastOp::Mov => match f.a {
+            // Per-lane special registers (the general path's `get`/`put`
+            // with the same plain masking).
+            FastSrc::Special(SpecialReg::Tid(d)) => {
+                let tid: &[u32; W32] = w.tid[d as usize][..W32].try_into().expect("tid row");
+                let (_, dst, _) = split_rows(&mut w.regs, f.dst as usize);
+                out32(dst, m, f.mask, |l| u64::from(tid[l]));
+                true
+            }
+            FastSrc::Special(SpecialReg::LaneId) => {
+                let (_, dst, _) = split_rows(&mut w.regs, f.dst as usize);
+                out32(dst, m, f.mask, |l| l as u64);
+                true
+            }
+            _ => bin32(w, env, f, m, |x, _| x),
+        },
         FastOp::FAdd32 => bin32(w, env, f, m, |x, y| u(fl(x) + fl(y))),
         FastOp::FSub32 => bin32(w, env, f, m, |x, y| u(fl(x) - fl(y))),
         FastOp::FMul32 => bin32(w, env, f, m, |x, y| u(fl(x) * fl(y))),
         FastOp::FFma32 => tern32(w, env, f, m, |x, y, z| u(fma32_rn(fl(x), fl(y), fl(z)))),
+        FastOp::FDiv32 => bin32(w, env, f, m, |x, y| u(fl(x) / fl(y))),
+        // `cvt`'s formulas: the source's `bits` sign- or zero-extended,
+        // converted to f32 to nearest where asked, masked by `out32`.
+        FastOp::CvtSext => bin32(w, env, f, m, |x, _| sext(x, tb) as u64),
+        FastOp::CvtZext => bin32(w, env, f, m, |x, _| x & mask_bits(tb)),
+        FastOp::CvtF32S => bin32(w, env, f, m, |x, _| {
+            u(int_to_f32(i128::from(sext(x, tb)), Round::Rn))
+        }),
+        FastOp::CvtF32U => bin32(w, env, f, m, |x, _| {
+            u(int_to_f32(i128::from(x & mask_bits(tb)), Round::Rn))
+        }),
         FastOp::SetpInt => {
             let (Some(a), Some(b)) = (fast_src(w, env, f.a), fast_src(w, env, f.b)) else {
                 return false;
@@ -801,6 +827,17 @@ pub(crate) struct Ran {
     pub last_pc: u32,
     /// It was a barrier or an exit (the CTA's barriers may release).
     pub released: bool,
+}
+
+/// Lanes in `m` (a full 32-lane mask without the software popcount of the
+/// baseline x86-64 target).
+#[inline(always)]
+fn lane_count(m: u64) -> u64 {
+    if m == mask_bits(W32 as u32) {
+        W32 as u64
+    } else {
+        u64::from(m.count_ones())
+    }
 }
 
 /// The functional driver's turn of one warp (no trace): the same as up to
@@ -837,12 +874,29 @@ pub(crate) fn run_warp(
         ran.last_pc = pc;
         ran.executed += 1;
         let f = &cx.info.fast[pc as usize];
-        if w32 && !matches!(f.op, FastOp::General | FastOp::LdParam) {
+        if w32 && f.op != FastOp::General {
             let m = if f.guard == NO_GUARD {
                 active
             } else {
                 active & (w.preds[f.guard as usize] ^ f.guard_neg)
             };
+            if f.op == FastOp::LdParam && m != 0 {
+                let kernel = cx.kernel;
+                let mut e = Exec {
+                    w,
+                    cx,
+                    kernel,
+                    pc,
+                    n: W32,
+                };
+                // `None`: nothing done, the general path reports the fault.
+                if e.ld_param32(m, f.b).is_some() {
+                    e.w.executed += 1;
+                    e.w.stack.goto(pc + 1);
+                    *threads += lane_count(m);
+                    continue;
+                }
+            }
             if let (FastOp::MemScalarReg, FastSrc::Reg(r), FastSrc::Imm(offset)) = (f.op, f.a, f.b)
             {
                 w.executed += 1;
@@ -856,19 +910,19 @@ pub(crate) fn run_warp(
                 };
                 e.memory_scalar_reg(m, RegId(r), offset as i64)?;
                 e.w.stack.goto(pc + 1);
-                *threads += u64::from(m.count_ones());
+                *threads += lane_count(m);
                 continue;
             }
             if f.op == FastOp::Bra {
                 w.executed += 1;
                 w.stack.branch(m, f.dst, pc + 1, cx.info.rpc[pc as usize]);
-                *threads += u64::from(m.count_ones());
+                *threads += lane_count(m);
                 continue;
             }
             if alu_fast32(w, &cx.env, f, m) {
                 w.executed += 1;
                 w.stack.goto(pc + 1);
-                *threads += u64::from(m.count_ones());
+                *threads += lane_count(m);
                 continue;
             }
         }
@@ -876,7 +930,7 @@ pub(crate) fn run_warp(
         while !w.pending_atomics.is_empty() {
             perform_atomic(w, cx.global, cx.shared);
         }
-        *threads += u64::from(d.exec.count_ones());
+        *threads += lane_count(d.exec);
         if d.barrier || d.exit {
             ran.released = true;
             break;

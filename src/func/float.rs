@@ -475,7 +475,22 @@ pub fn round_integral(x: f64, mode: Round) -> f64 {
 }
 
 /// Converts an exact integer (as i128) to f32 in `mode`.
+#[inline]
 pub fn int_to_f32(v: i128, mode: Round) -> f32 {
+    // Fast paths without the software 128-bit conversions: a value of at
+    // most 24 bits is exact in every mode, and a 64-bit value rounded to
+    // nearest converts as `i64`/`u64` (also round to nearest, ties even).
+    if (-(1i128 << 24)..=1i128 << 24).contains(&v) {
+        return v as i32 as f32;
+    }
+    if !matches!(mode, Round::Rz | Round::Rm | Round::Rp) {
+        if let Ok(s) = i64::try_from(v) {
+            return s as f32;
+        }
+        if let Ok(u) = u64::try_from(v) {
+            return u as f32;
+        }
+    }
     let r = v as f32; // nearest
     let rv = r as i128;
     match mode {
@@ -488,7 +503,20 @@ pub fn int_to_f32(v: i128, mode: Round) -> f32 {
 }
 
 /// Converts an exact integer (as i128) to f64 in `mode`.
+#[inline]
 pub fn int_to_f64(v: i128, mode: Round) -> f64 {
+    // Fast paths as in `int_to_f32` (53 bits are exact in f64).
+    if (-(1i128 << 53)..=1i128 << 53).contains(&v) {
+        return v as i64 as f64;
+    }
+    if !matches!(mode, Round::Rz | Round::Rm | Round::Rp) {
+        if let Ok(s) = i64::try_from(v) {
+            return s as f64;
+        }
+        if let Ok(u) = u64::try_from(v) {
+            return u as f64;
+        }
+    }
     let r = v as f64;
     let rv = r as i128;
     match mode {
@@ -560,5 +588,65 @@ mod tests {
         assert_eq!(int_to_f32(-v, Round::Rm), -16777218.0);
         assert_eq!(int_to_f32(-v, Round::Rz), -16777216.0);
         assert_eq!(int_to_f64((1i128 << 53) + 1, Round::Rp), 9007199254740994.0);
+    }
+
+    #[test]
+    fn integer_to_float_fast_paths_match_i128_conversion() {
+        // The 128-bit formula the fast paths stand in for.
+        fn slow32(v: i128, mode: Round) -> f32 {
+            let r = v as f32;
+            let rv = r as i128;
+            match mode {
+                Round::Rz if r > 0.0 && rv > v => r.next_down(),
+                Round::Rz if r < 0.0 && rv < v => r.next_up(),
+                Round::Rm if rv > v => r.next_down(),
+                Round::Rp if rv < v => r.next_up(),
+                _ => r,
+            }
+        }
+        fn slow64(v: i128, mode: Round) -> f64 {
+            let r = v as f64;
+            let rv = r as i128;
+            match mode {
+                Round::Rz if r > 0.0 && rv > v => r.next_down(),
+                Round::Rz if r < 0.0 && rv < v => r.next_up(),
+                Round::Rm if rv > v => r.next_down(),
+                Round::Rp if rv < v => r.next_up(),
+                _ => r,
+            }
+        }
+        let mut vals: Vec<i128> = vec![0, 1, -1, i128::from(i64::MIN), i128::from(u64::MAX)];
+        for b in 0..64 {
+            for d in -3i128..=3 {
+                vals.push((1i128 << b) + d);
+                vals.push(-(1i128 << b) + d);
+            }
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            vals.push(i128::from(x));
+            vals.push(i128::from(x as i64));
+            vals.push(i128::from(x >> (x % 64)));
+        }
+        for &v in &vals {
+            if v < i128::from(i64::MIN) || v > i128::from(u64::MAX) {
+                continue;
+            }
+            for mode in [Round::None, Round::Rn, Round::Rz, Round::Rm, Round::Rp] {
+                assert_eq!(
+                    int_to_f32(v, mode).to_bits(),
+                    slow32(v, mode).to_bits(),
+                    "{v} {mode:?}"
+                );
+                assert_eq!(
+                    int_to_f64(v, mode).to_bits(),
+                    slow64(v, mode).to_bits(),
+                    "{v} {mode:?}"
+                );
+            }
+        }
     }
 }

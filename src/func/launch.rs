@@ -136,7 +136,7 @@ pub fn run(
             cta.shared.fill(0);
             for (w, warp) in cta.warps.iter_mut().enumerate() {
                 let w = w as u32;
-                warp.reset(w * lanes, threads - w * lanes, cfg.block);
+                warp.reset(w * lanes, threads - w * lanes, cfg.block, &info.zeroed_regs);
             }
             return cta;
         }
@@ -153,6 +153,7 @@ pub fn run(
                         kernel.regs.len(),
                         kernel.preds.len(),
                         info.local_size,
+                        &info.zeroed_regs,
                     );
                     warp
                 }
@@ -337,40 +338,42 @@ thread_local! {
 pub fn release_barriers(kernel: &Kernel, warps: &mut [Warp]) {
     // Barrier ids some warp waits at (usually one).
     let mut ids = 0u32;
+    let mut live = 0u32;
     for w in warps.iter() {
         if let Some(b) = w.barrier {
             ids |= 1 << b.id;
         }
+        live += u32::from(!w.done());
     }
-    let live = warps.iter().filter(|w| !w.done()).count() as u32;
     while ids != 0 {
         let id = ids.trailing_zeros();
         ids &= ids - 1;
-        let waiting: Vec<usize> = (0..warps.len())
-            .filter(|&i| warps[i].barrier.is_some_and(|b| b.id == id))
-            .collect();
+        let at = |w: &Warp| w.barrier.is_some_and(|b| b.id == id);
+        // The waiting warps: how many, the first, their `bar.red` sums.
+        let (mut waiting, mut first, mut ones, mut threads) = (0u32, 0usize, 0u32, 0u32);
+        for (i, w) in warps.iter().enumerate().rev() {
+            if let Some(b) = w.barrier.filter(|b| b.id == id) {
+                waiting += 1;
+                first = i;
+                ones += w.bar_red;
+                threads += b.threads;
+            }
+        }
         let lanes = warps[0].lanes;
-        let expected = warps[waiting[0]]
+        let expected = warps[first]
             .barrier
             .and_then(|b| b.count)
             .map_or(live, |c| c.div_ceil(lanes));
-        if (waiting.len() as u32) < expected.min(live) {
+        if waiting < expected.min(live) {
             continue;
         }
-        let ones: u32 = waiting.iter().map(|&i| warps[i].bar_red).sum();
-        let threads: u32 = waiting
-            .iter()
-            .map(|&i| warps[i].barrier.map_or(0, |b| b.threads))
-            .sum();
-        for &i in &waiting {
-            let b = warps[i].barrier.take().expect("waiting");
+        for w in warps.iter_mut().filter(|w| at(w)) {
+            let b = w.barrier.take().expect("waiting");
             let inst = &kernel.insts[b.inst as usize];
-            let n = warps[i].lanes as usize;
+            let n = w.lanes as usize;
             match (inst.mods.bar, inst.dst) {
                 (BarKind::RedPopc, Operand::Reg(r)) => {
-                    for l in 0..n {
-                        warps[i].regs[r.0 as usize * n + l] = u64::from(ones);
-                    }
+                    w.regs[r.0 as usize * n..][..n].fill(u64::from(ones));
                 }
                 (BarKind::RedAnd | BarKind::RedOr, Operand::Pred { id, .. }) => {
                     let v = if inst.mods.bar == BarKind::RedAnd {
@@ -378,7 +381,7 @@ pub fn release_barriers(kernel: &Kernel, warps: &mut [Warp]) {
                     } else {
                         ones > 0
                     };
-                    warps[i].preds[id.0 as usize] = if v { u64::MAX } else { 0 };
+                    w.preds[id.0 as usize] = if v { u64::MAX } else { 0 };
                 }
                 _ => {}
             }

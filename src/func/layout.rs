@@ -3,6 +3,7 @@
 //! classes and the pre-decoded instructions.
 
 use crate::analysis::KernelAnalysis;
+use crate::analysis::live_in::registers_read_before_written;
 use crate::func::decode::{Fast, decode};
 use crate::func::dyninst::OpClass;
 use crate::func::simt_stack::NO_RPC;
@@ -32,6 +33,10 @@ pub struct KernelInfo {
     pub writes: Vec<Vec<RegRef>>,
     /// Each instruction pre-decoded for the interpreter's fast paths.
     pub fast: Vec<Fast>,
+    /// Registers a thread may read before writing them (ascending): the
+    /// only ones a reused warp must zero
+    /// ([`crate::analysis::live_in`]).
+    pub zeroed_regs: Vec<u32>,
 }
 
 impl KernelInfo {
@@ -78,7 +83,9 @@ impl KernelInfo {
             }
         }
         let fast = decode(kernel, &reg_bits, &var_addr);
+        let zeroed_regs = registers_read_before_written(kernel, &analysis.cfg);
         KernelInfo {
+            zeroed_regs,
             fast,
             rpc,
             class,

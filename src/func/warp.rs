@@ -135,14 +135,26 @@ impl Warp {
     }
 
     /// Makes this (finished) warp a fresh warp of another CTA with the same
-    /// shape, reusing its buffers: registers, predicates and local memory
-    /// are zeroed as in a new warp, so a reused warp behaves identically.
-    pub fn reset(&mut self, first_thread: u32, threads: u32, block: [u32; 3]) {
-        self.regs.fill(0);
+    /// shape, reusing its buffers: predicates and local memory are zeroed
+    /// as in a new warp, and so are the registers `zeroed_regs` (the
+    /// kernel's registers a thread may read before writing,
+    /// [`crate::func::layout::KernelInfo::zeroed_regs`]); every other
+    /// register is written by each thread before it reads it, so its stale
+    /// value is never seen and a reused warp behaves identically.
+    pub fn reset(&mut self, first_thread: u32, threads: u32, block: [u32; 3], zeroed_regs: &[u32]) {
+        self.zero_registers(zeroed_regs);
         self.preds.fill(0);
         self.local.fill(0);
         self.addrs.fill(0);
         self.start(first_thread, threads, block);
+    }
+
+    /// Zeroes the registers `regs` in every lane.
+    fn zero_registers(&mut self, regs: &[u32]) {
+        let n = self.lanes as usize;
+        for &r in regs {
+            self.regs[r as usize * n..][..n].fill(0);
+        }
     }
 
     /// The thread-dependent and control state of a fresh warp (buffers
@@ -182,8 +194,10 @@ impl Warp {
 
     /// Makes this warp (of any shape, e.g. left over from another launch)
     /// the warp [`Warp::new`] would create with these arguments, reusing
-    /// its buffers: every field is set or zeroed as `new` does (the
-    /// interpreter's internal buffer pools keep their capacity only).
+    /// its buffers: every field is set or zeroed as `new` does, except the
+    /// registers outside `zeroed_regs`, which keep stale values no thread
+    /// reads (see [`Warp::reset`]; the interpreter's internal buffer pools
+    /// keep their capacity only).
     #[allow(clippy::too_many_arguments)]
     pub fn reinit(
         &mut self,
@@ -195,15 +209,14 @@ impl Warp {
         nregs: usize,
         npreds: usize,
         local_size: u32,
+        zeroed_regs: &[u32],
     ) {
         let n = lanes as usize;
         self.lanes = lanes;
         self.warp_id = warp_id;
-        for (v, len) in [
-            (&mut self.regs, nregs * n),
-            (&mut self.preds, npreds),
-            (&mut self.addrs, n),
-        ] {
+        self.regs.resize(nregs * n, 0);
+        self.zero_registers(zeroed_regs);
+        for (v, len) in [(&mut self.preds, npreds), (&mut self.addrs, n)] {
             v.clear();
             v.resize(len, 0);
         }

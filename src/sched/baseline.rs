@@ -23,6 +23,9 @@ pub struct Lrr {
 }
 
 impl IssuePolicy for Lrr {
+    fn orders_every_warp(&self) -> bool {
+        true
+    }
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
         round_robin_from(view, self.last, out);
     }
@@ -84,8 +87,24 @@ pub struct Gto {
 }
 
 impl IssuePolicy for Gto {
+    fn orders_every_warp(&self) -> bool {
+        true
+    }
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
-        greedy_then(view, self.last, out, |v, o| o.extend_from_slice(v.warps));
+        // `greedy_then` with the oldest-first rest: two copies around it.
+        match self.last {
+            Some(l) if view.by_slot.binary_search(&l).is_ok() => {
+                out.push(l);
+                let p = view
+                    .warps
+                    .iter()
+                    .position(|&w| w == l)
+                    .unwrap_or(view.warps.len());
+                out.extend_from_slice(&view.warps[..p]);
+                out.extend_from_slice(view.warps.get(p + 1..).unwrap_or(&[]));
+            }
+            _ => out.extend_from_slice(view.warps),
+        }
     }
     fn on_issue(
         &mut self,
@@ -126,6 +145,9 @@ pub struct Gtrr {
 }
 
 impl IssuePolicy for Gtrr {
+    fn orders_every_warp(&self) -> bool {
+        true
+    }
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
         let last = self.last;
         greedy_then(view, last, out, |v, o| round_robin_from(v, last, o));
@@ -146,6 +168,9 @@ impl IssuePolicy for Gtrr {
 pub struct Oldest;
 
 impl IssuePolicy for Oldest {
+    fn orders_every_warp(&self) -> bool {
+        true
+    }
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
         out.extend_from_slice(view.warps);
     }

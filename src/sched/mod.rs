@@ -118,6 +118,12 @@ pub trait IssuePolicy {
     fn throttles(&self) -> bool {
         false
     }
+    /// True if [`IssuePolicy::order`] always lists every warp of the
+    /// scheduler (the issue stage may then track warp states
+    /// incrementally instead of visiting every warp every cycle).
+    fn orders_every_warp(&self) -> bool {
+        false
+    }
     /// May `slot` issue `next` now? (Throttling policies say no.)
     fn can_issue(&self, _slot: u32, _view: &SchedView<'_>, _next: &TimingInst) -> bool {
         true
@@ -143,7 +149,8 @@ pub trait IssuePolicy {
 }
 
 /// A fetch policy (one per SM): picks the warp that fetches this cycle
-/// among `candidates` (slots needing instructions, ascending).
+/// among `candidates` (slots needing instructions, ascending; asked only
+/// when there is at least one).
 pub trait FetchPolicy {
     /// The chosen slot, if any.
     fn pick(&mut self, candidates: &[u32], nslots: u32) -> Option<u32>;

@@ -61,7 +61,13 @@ impl TagArray {
     }
 
     fn set(&self, line: u64) -> std::ops::Range<usize> {
-        let s = (line % self.sets) as usize * self.ways;
+        // A mask when the set count is a power of two (no division).
+        let set = if self.sets.is_power_of_two() {
+            line & (self.sets - 1)
+        } else {
+            line % self.sets
+        };
+        let s = set as usize * self.ways;
         s..s + self.ways
     }
 

@@ -16,20 +16,51 @@ use crate::timing::sm::{IbufEntry, LaunchCtx, Sm};
 pub const CODE_BASE: u64 = 0xc000_0000_0000;
 
 impl Sm {
+    /// Keeps `slot`'s bit of `fetch_needs` in step with its state: set
+    /// while the warp is live, not exited, its I-buffer empty, no control
+    /// instruction fetched and no I-cache miss outstanding.
+    pub(crate) fn refresh_fetch_need(&mut self, slot: u32) {
+        let w = &self.warps[slot as usize];
+        let needs = w.live
+            && !w.done
+            && w.ibuf.is_empty()
+            && !w.fetch_blocked
+            && w.fetch_wait_line.is_none();
+        let (i, bit) = ((slot / 64) as usize, 1u64 << (slot % 64));
+        if needs {
+            self.fetch_needs[i] |= bit;
+        } else {
+            self.fetch_needs[i] &= !bit;
+        }
+    }
+
     /// Runs the fetch stage for cycle `now`.
     pub(crate) fn fetch(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
+        if self.fetch_needs.iter().all(|&w| w == 0) {
+            return;
+        }
         let mut cand = std::mem::take(&mut self.cand_buf);
         cand.clear();
-        for &s in &self.live_slots {
-            let w = &self.warps[s as usize];
-            if w.live
-                && !w.done
-                && w.ibuf.is_empty()
-                && !w.fetch_blocked
-                && w.fetch_wait_line.is_none()
-            {
-                cand.push(s);
+        for (i, &word) in self.fetch_needs.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                cand.push(i as u32 * 64 + bits.trailing_zeros());
+                bits &= bits - 1;
             }
+        }
+        #[cfg(debug_assertions)]
+        {
+            let scan: Vec<u32> = (0..self.warps.len() as u32)
+                .filter(|&s| {
+                    let w = &self.warps[s as usize];
+                    w.live
+                        && !w.done
+                        && w.ibuf.is_empty()
+                        && !w.fetch_blocked
+                        && w.fetch_wait_line.is_none()
+                })
+                .collect();
+            debug_assert_eq!(cand, scan, "SM {}: fetch candidates", self.id);
         }
         let pick = self.fetch_policy.pick(&cand, self.warps.len() as u32);
         self.cand_buf = cand;
@@ -46,7 +77,6 @@ impl Sm {
         let line = (ctx.code_base + 8 * u64::from(pc)) / icl;
         if self.icache.access(line).is_some() {
             self.stats.icache_hits += 1;
-            w.reason_cache = None;
             let ready = now + u64::from(cfg.icache.hit_latency);
             let mut p = pc;
             while p < n && (w.ibuf.len() as u32) < cfg.core.ibuffer_entries.max(1) {
@@ -59,6 +89,8 @@ impl Sm {
             }
             w.fetch_pc = p;
             self.issue_wake = self.issue_wake.min(ready);
+            self.mark_dirty(slot);
+            self.refresh_fetch_need(slot);
             return;
         }
         self.stats.icache_misses += 1;
@@ -80,5 +112,6 @@ impl Sm {
                 },
             );
         }
+        self.refresh_fetch_need(slot);
     }
 }

@@ -130,7 +130,10 @@ impl Gpu {
                 p.on_launch(&info);
             }
             sm.vta.clear_all();
-            sm.spare_ctas.clear();
+            for (warps, shared) in sm.spare_ctas.drain(..) {
+                sm.warp_pool.extend(warps);
+                sm.shared_pool.push(shared);
+            }
             sm.l1d.clear();
             sm.icache.clear();
             sm.icache_pending.clear();
@@ -279,6 +282,10 @@ impl Gpu {
     /// Starts recording every issued instruction.
     pub fn enable_issue_log(&mut self) {
         for sm in &mut self.sms {
+            // Logging needs every warp's state in every run: the full
+            // issue stage (no warp is resident between launches).
+            debug_assert!(sm.live_slots.is_empty());
+            sm.incremental = false;
             sm.issue_log.get_or_insert_with(Vec::new);
         }
     }

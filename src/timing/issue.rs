@@ -15,19 +15,21 @@ use crate::ir::{Opcode, Operand};
 use crate::sched::{IssuePolicy, Issued, SchedView};
 use crate::timing::sm::{IssueRecord, LaunchCtx, Sm, SmEvent, WarpSlot};
 use crate::timing::stats::Stall;
-use crate::timing::units::{Unit, UnitPool};
+use crate::timing::units::Unit;
+use crate::timing::warp_charge::{Charge, GROUP, UNITS};
 
-/// Why `w` cannot issue now, or `Stall::Issued` if it can.
+/// Why `w` cannot issue now apart from its unit, or `Stall::Issued` if
+/// only the unit of its next instruction is left to check. Every input
+/// is the warp's own state, the time, or (for policies that throttle) the
+/// policy.
 #[allow(clippy::too_many_arguments)]
-fn reason(
+fn local_reason(
     w: &WarpSlot,
     slot: u32,
     now: u64,
     ctx: &LaunchCtx<'_>,
     policy: &dyn IssuePolicy,
     view: &SchedView<'_>,
-    units: &[UnitPool; 3],
-    ldst_busy: bool,
 ) -> Stall {
     if w.done {
         return Stall::Exit;
@@ -52,32 +54,221 @@ fn reason(
     if policy.throttles() && !policy.can_issue(slot, view, ti) {
         return Stall::Throttled;
     }
-    let busy = match ti.unit {
-        Unit::LdSt => ldst_busy,
-        u => units[u.index()].free(now).is_none(),
-    };
-    if busy {
-        Stall::Structural
-    } else {
-        Stall::Issued
+    Stall::Issued
+}
+
+/// The cycle before which the local reason `local` of `w` stays valid
+/// unless one of the warp's own inputs changes.
+fn reason_until(w: &WarpSlot, local: Stall, now: u64) -> u64 {
+    match local {
+        Stall::Exit | Stall::Data | Stall::Issued => u64::MAX,
+        Stall::Barrier if w.barrier_wait => u64::MAX,
+        Stall::Barrier => w.barrier_release,
+        Stall::SyncWait => w.sleep_until,
+        Stall::Fetch | Stall::Control => w.ibuf.front().map_or(u64::MAX, |e| e.ready),
+        Stall::Structural | Stall::Throttled | Stall::Idle => now + 1,
     }
 }
 
+/// The [`Stall`] with index `i`.
+fn stall_of(i: u8) -> Stall {
+    Stall::ALL[usize::from(i)]
+}
+
+/// The unit the next instruction of a warp that passed [`local_reason`]
+/// needs.
+fn head_unit(w: &WarpSlot, ctx: &LaunchCtx<'_>) -> Unit {
+    let head = w
+        .ibuf
+        .front()
+        .expect("a warp past its local checks has an instruction");
+    ctx.table[head.pc as usize].unit
+}
+
 impl Sm {
-    /// Runs every scheduler's issue for cycle `now`.
+    /// Runs every scheduler's issue for cycle `now`: incrementally when the
+    /// SM can ([`Sm::incremental`]), else visiting every warp.
     pub(crate) fn issue(
         &mut self,
         now: u64,
         ctx: &LaunchCtx<'_>,
         global: &mut GlobalMemory,
     ) -> Result<(), SimError> {
-        for (ages, _) in &self.sched_warps {
-            for &slot in ages {
-                let w = &mut self.warps[slot as usize];
-                w.state = None;
-                w.ready_unpicked = false;
-            }
+        if self.incremental {
+            self.issue_incremental(now, ctx, global)
+        } else {
+            self.issue_every_warp(now, ctx, global)
         }
+    }
+
+    /// The issue stage without visiting every warp. Warps whose cached
+    /// reason was dropped or expired are re-evaluated first; then each
+    /// scheduler walks its policy's order only until it has issued. A
+    /// warp's state is its own reason, `issued`, or — when only its unit
+    /// stands in the way — its unit group's: `structural` if the unit is
+    /// busy after the scheduler's issue, else ready (a warp before the
+    /// issued one found its unit busy, which it still is; one after it
+    /// sees the unit as it is now). That is exactly what visiting every
+    /// warp in order computes, as long as every warp is in the order (no
+    /// `throttled`) and an issue cannot make another warp issuable in the
+    /// same cycle (barriers release a cycle or more later).
+    fn issue_incremental(
+        &mut self,
+        now: u64,
+        ctx: &LaunchCtx<'_>,
+        global: &mut GlobalMemory,
+    ) -> Result<(), SimError> {
+        self.issue_run += 1;
+        self.expire_reasons(now);
+        let mut dirty = std::mem::take(&mut self.dirty);
+        for &slot in &dirty {
+            let si = slot as usize;
+            if !std::mem::take(&mut self.issue_slots[si].dirty) || !self.warps[si].live {
+                continue;
+            }
+            let c = self.local_charge(slot, now, ctx);
+            self.charge_as(slot, c, now);
+        }
+        dirty.clear();
+        // Warps that issue below are queued again for the next run.
+        self.dirty = dirty;
+        let width = ctx.cfg.core.issue_width.max(1);
+        let mut order = std::mem::take(&mut self.order_buf);
+        for s in 0..self.sched_warps.len() {
+            order.clear();
+            {
+                let (ages, slots) = &self.sched_warps[s];
+                let view = SchedView {
+                    now,
+                    warps: ages,
+                    by_slot: slots,
+                    info: &self.views,
+                };
+                self.policies[s].order(&view, &mut order);
+            }
+            debug_assert_eq!(order.len(), self.sched_warps[s].0.len());
+            // Incremental issue only runs with policies that throttle
+            // nobody: core activity is issue or no warp ready.
+            self.sched_activity[s] = 1;
+            let mut issued = 0;
+            let mut first: Option<Stall> = None;
+            // Units free now, one bit each (an issue may take one).
+            let mut free = self.free_units(now);
+            for &slot in &order {
+                let code = self.charge_codes[slot as usize];
+                let r = if code < GROUP {
+                    stall_of(code)
+                } else if free >> (code - GROUP) & 1 == 0 {
+                    Stall::Structural
+                } else {
+                    Stall::Issued
+                };
+                if r == Stall::Issued {
+                    self.issue_one(slot, s, now, ctx, global)?;
+                    self.charge_as(slot, Charge::Fixed(Stall::Issued), now);
+                    free = self.free_units(now);
+                    issued += 1;
+                    self.sched_activity[s] = 0;
+                    if issued == width {
+                        break;
+                    }
+                } else {
+                    first.get_or_insert(r);
+                }
+            }
+            for u in 0..UNITS {
+                self.set_group_busy(s, u, free >> u & 1 == 0, now);
+            }
+            #[cfg(debug_assertions)]
+            self.check_incremental_states(s, now, ctx);
+            let n = self.sched_warps[s].0.len();
+            self.sched_state[s] = if issued > 0 {
+                Stall::Issued
+            } else if n == 0 {
+                Stall::Idle
+            } else {
+                first.unwrap_or(Stall::Throttled)
+            };
+        }
+        self.order_buf = order;
+        self.count_states();
+        Ok(())
+    }
+
+    /// What `slot` is charged from its (cached) local reason: that reason,
+    /// or its unit group when only the unit is left to check. Caches the
+    /// reason and arranges its re-evaluation when it expires.
+    fn local_charge(&mut self, slot: u32, now: u64, ctx: &LaunchCtx<'_>) -> Charge {
+        let si = slot as usize;
+        let is = self.issue_slots[si];
+        let (local, unit) = match is.reason {
+            Some(local) if now < is.until => (local, is.unit),
+            _ => {
+                let s = is.scheduler as usize;
+                let w = &self.warps[si];
+                let (ages, slots) = &self.sched_warps[s];
+                let view = SchedView {
+                    now,
+                    warps: ages,
+                    by_slot: slots,
+                    info: &self.views,
+                };
+                let local = local_reason(w, slot, now, ctx, self.policies[s].as_ref(), &view);
+                let until = reason_until(w, local, now);
+                let unit = if local == Stall::Issued {
+                    head_unit(w, ctx)
+                } else {
+                    Unit::Sp
+                };
+                let is = &mut self.issue_slots[si];
+                is.reason = Some(local);
+                is.until = until;
+                is.unit = unit;
+                self.wake_at_cycle(slot, until);
+                (local, unit)
+            }
+        };
+        if local == Stall::Issued {
+            Charge::Group(unit)
+        } else {
+            Charge::Fixed(local)
+        }
+    }
+
+    /// Debug builds: every warp of scheduler `s` is charged what visiting
+    /// it now, after the scheduler's issue, would give.
+    #[cfg(debug_assertions)]
+    pub(crate) fn check_incremental_states(&self, s: usize, now: u64, ctx: &LaunchCtx<'_>) {
+        for &slot in &self.sched_warps[s].0 {
+            let code = self.charge_codes[slot as usize];
+            if code == Stall::Issued as u8 {
+                continue;
+            }
+            let charged = if code < GROUP {
+                stall_of(code)
+            } else if self.groups[s * UNITS + usize::from(code - GROUP)].busy {
+                Stall::Structural
+            } else {
+                Stall::Issued
+            };
+            let fresh = self.fresh_reason(slot, s, now, ctx);
+            debug_assert_eq!(charged, fresh, "slot {slot} at {now}: incremental state");
+        }
+    }
+
+    /// Runs every scheduler's issue for cycle `now` visiting every warp.
+    /// Each live warp gets its state for the cycle once, in its
+    /// scheduler's priority order (then the warps the policy left out),
+    /// and is charged as it gets it.
+    fn issue_every_warp(
+        &mut self,
+        now: u64,
+        ctx: &LaunchCtx<'_>,
+        global: &mut GlobalMemory,
+    ) -> Result<(), SimError> {
+        self.issue_run += 1;
+        self.state_counts = [0; 10];
+        self.ready_count = 0;
         let width = ctx.cfg.core.issue_width.max(1);
         let mut order = std::mem::take(&mut self.order_buf);
         for s in 0..self.sched_warps.len() {
@@ -95,46 +286,52 @@ impl Sm {
             let mut issued = 0;
             let log_start = self.issue_log.as_ref().map_or(0, Vec::len);
             let mut first: Option<Stall> = None;
+            let mut charged = 0;
             for &slot in &order {
+                debug_assert_ne!(
+                    self.issue_slots[slot as usize].state_run, self.issue_run,
+                    "slot {slot} twice in a policy's order"
+                );
                 let r = self.reason_of(slot, s, now, ctx);
-                if r == Stall::Issued {
+                let state = if r == Stall::Issued {
                     if issued < width {
                         self.issue_one(slot, s, now, ctx, global)?;
                         issued += 1;
-                        self.warps[slot as usize].state = Some(Stall::Issued);
+                        Some(Stall::Issued)
                     } else {
-                        self.warps[slot as usize].ready_unpicked = true;
+                        None
                     }
                 } else {
-                    self.warps[slot as usize].state = Some(r);
                     first.get_or_insert(r);
-                }
+                    Some(r)
+                };
+                self.charge(slot, state, now);
+                charged += 1;
             }
             // Warps the policy left out of its order.
             let n = self.sched_warps[s].0.len();
-            let mut oldest: Option<Stall> = None;
-            for i in 0..n {
-                let slot = self.sched_warps[s].0[i];
-                let w = &self.warps[slot as usize];
-                if w.state.is_some() || w.ready_unpicked {
-                    if i == 0 {
-                        oldest = w.state;
+            if charged < n {
+                for i in 0..n {
+                    let slot = self.sched_warps[s].0[i];
+                    if self.issue_slots[slot as usize].state_run == self.issue_run {
+                        continue;
                     }
-                    continue;
-                }
-                let r = match self.reason_of(slot, s, now, ctx) {
-                    Stall::Issued => Stall::Throttled,
-                    r => r,
-                };
-                self.warps[slot as usize].state = Some(r);
-                if i == 0 {
-                    oldest = Some(r);
+                    let r = match self.reason_of(slot, s, now, ctx) {
+                        Stall::Issued => Stall::Throttled,
+                        r => r,
+                    };
+                    self.charge(slot, Some(r), now);
                 }
             }
+            // The oldest warp's state (its reason when the order was empty).
+            let oldest = self.sched_warps[s]
+                .0
+                .first()
+                .and_then(|&slot| self.issue_slots[slot as usize].state);
             if let Some(log) = self.issue_log.as_mut() {
                 let mut mask = 0u64;
                 for &slot in &self.sched_warps[s].0 {
-                    if self.warps[slot as usize].ready_unpicked && slot < 64 {
+                    if self.issue_slots[slot as usize].state.is_none() && slot < 64 {
                         mask |= 1 << slot;
                     }
                 }
@@ -145,7 +342,7 @@ impl Sm {
             let throttled = self.sched_warps[s]
                 .0
                 .iter()
-                .any(|&w| self.warps[w as usize].state == Some(Stall::Throttled));
+                .any(|&w| self.issue_slots[w as usize].state == Some(Stall::Throttled));
             self.sched_activity[s] = if issued > 0 {
                 0
             } else if throttled {
@@ -162,31 +359,52 @@ impl Sm {
             };
         }
         self.order_buf = order;
-        self.state_counts = [0; 10];
-        self.ready_count = 0;
-        for (ages, _) in &self.sched_warps {
-            for &slot in ages {
-                let w = &mut self.warps[slot as usize];
-                let now_state = match w.state {
-                    Some(st) => {
-                        self.state_counts[st as usize] += 1;
-                        st as u8
-                    }
-                    None => 10,
-                };
-                if w.ready_unpicked {
-                    self.ready_count += 1;
-                }
-                // Per-warp time in each state: close the previous state's
-                // interval when it changes.
-                let (prev, since) = w.timed_state;
-                if prev != now_state {
-                    w.state_cycles[prev as usize] += now - since;
-                    w.timed_state = (now_state, now);
-                }
+        Ok(())
+    }
+
+    /// Gives `slot` its state for this cycle (`None`: ready but not
+    /// picked) and charges it: the SM's per-state warp counts, and the
+    /// warp's own state interval, closed when the state changes.
+    fn charge(&mut self, slot: u32, state: Option<Stall>, now: u64) {
+        let is = &mut self.issue_slots[slot as usize];
+        is.state_run = self.issue_run;
+        is.state = state;
+        let now_state = match state {
+            Some(st) => {
+                self.state_counts[st as usize] += 1;
+                st as u8
+            }
+            None => {
+                self.ready_count += 1;
+                10
+            }
+        };
+        let code = &mut self.charge_codes[slot as usize];
+        if *code != now_state {
+            self.warps[slot as usize].state_cycles[*code as usize] += now - is.timed_since;
+            *code = now_state;
+            is.timed_since = now;
+        }
+    }
+
+    /// The units that can accept an instruction at `now`, one bit per
+    /// [`Unit::index`].
+    fn free_units(&self, now: u64) -> u8 {
+        let mut free = 0;
+        for u in [Unit::Sp, Unit::Sfu, Unit::Dp, Unit::LdSt] {
+            if !self.unit_busy(u, now) {
+                free |= 1 << u.index();
             }
         }
-        Ok(())
+        free
+    }
+
+    /// True if `unit` cannot accept an instruction at `now`.
+    fn unit_busy(&self, unit: Unit, now: u64) -> bool {
+        match unit {
+            Unit::LdSt => self.ldst_job.is_some() || self.ldst_free > now,
+            u => !self.units[u.index()].has_free(now),
+        }
     }
 
     /// `slot`'s reason computed from the pipeline state.
@@ -198,67 +416,69 @@ impl Sm {
             by_slot: slots,
             info: &self.views,
         };
-        reason(
-            &self.warps[slot as usize],
-            slot,
-            now,
-            ctx,
-            self.policies[s].as_ref(),
-            &view,
-            &self.units,
-            self.ldst_job.is_some() || self.ldst_free > now,
-        )
+        let w = &self.warps[slot as usize];
+        match local_reason(w, slot, now, ctx, self.policies[s].as_ref(), &view) {
+            Stall::Issued if self.unit_busy(head_unit(w, ctx), now) => Stall::Structural,
+            r => r,
+        }
     }
 
-    /// `slot`'s reason, from its cache when still valid. A cached reason
-    /// stays valid until the warp's own inputs change (issue, fetch,
-    /// writeback, barrier release: these clear the cache), until a known
-    /// cycle (I-buffer arrival, barrier release, sleep end, unit release),
-    /// and — for `structural` and ready — until any unit changes hands
-    /// (`unit_epoch`). Policies that throttle are asked every time.
+    /// `slot`'s reason, from its cache when still valid. The cache holds
+    /// the warp's local reason ([`local_reason`]: everything but its
+    /// unit), valid until the warp's own inputs change (issue, fetch,
+    /// writeback, barrier release: these clear the cache) or until a known
+    /// cycle (I-buffer arrival, barrier release, sleep end). A warp past
+    /// its local checks stays so until one of its own inputs changes; its
+    /// reason is then `structural` or ready by its unit, checked every
+    /// time. Policies that throttle are asked every time.
     fn reason_of(&mut self, slot: u32, s: usize, now: u64, ctx: &LaunchCtx<'_>) -> Stall {
         let si = slot as usize;
-        if let Some((r, until, epoch)) = self.warps[si].reason_cache
-            && now < until
-            && (epoch == self.unit_epoch || !matches!(r, Stall::Structural | Stall::Issued))
+        let is = self.issue_slots[si];
+        if let Some(local) = is.reason
+            && now < is.until
         {
+            let r = match local {
+                Stall::Issued if self.unit_busy(is.unit, now) => Stall::Structural,
+                r => r,
+            };
             // Debug builds check every cached reason against a fresh one.
             #[cfg(debug_assertions)]
             {
                 let fresh = self.fresh_reason(slot, s, now, ctx);
                 debug_assert_eq!(
                     fresh, r,
-                    "slot {slot} at {now}: stale cached reason (until {until}, epoch {epoch})"
+                    "slot {slot} at {now}: stale cached reason (local {local:?} until {})",
+                    is.until
                 );
             }
             return r;
         }
-        let r = self.fresh_reason(slot, s, now, ctx);
-        if self.policies[s].throttles() {
-            return r;
+        if self.throttles[s] {
+            return self.fresh_reason(slot, s, now, ctx);
         }
         let w = &self.warps[si];
-        let until = match r {
-            Stall::Exit | Stall::Data | Stall::Issued => u64::MAX,
-            Stall::Barrier if w.barrier_wait => u64::MAX,
-            Stall::Barrier => w.barrier_release,
-            Stall::SyncWait => w.sleep_until,
-            Stall::Fetch | Stall::Control => w.ibuf.front().map_or(u64::MAX, |e| e.ready),
-            Stall::Structural => {
-                let head = w
-                    .ibuf
-                    .front()
-                    .expect("a structural stall has an instruction");
-                match ctx.table[head.pc as usize].unit {
-                    Unit::LdSt if self.ldst_free > now => self.ldst_free,
-                    Unit::LdSt => u64::MAX,
-                    u => self.units[u.index()].next_free(now).unwrap_or(u64::MAX),
-                }
-            }
-            Stall::Throttled | Stall::Idle => now + 1,
+        let (ages, slots) = &self.sched_warps[s];
+        let view = SchedView {
+            now,
+            warps: ages,
+            by_slot: slots,
+            info: &self.views,
         };
-        self.warps[si].reason_cache = Some((r, until, self.unit_epoch));
-        r
+        let local = local_reason(w, slot, now, ctx, self.policies[s].as_ref(), &view);
+        let until = reason_until(w, local, now);
+        let unit = if local == Stall::Issued {
+            head_unit(w, ctx)
+        } else {
+            Unit::Sp
+        };
+        let is = &mut self.issue_slots[si];
+        is.reason = Some(local);
+        is.until = until;
+        is.unit = unit;
+        match local {
+            Stall::Issued if self.unit_busy(unit, now) => Stall::Structural,
+            r => r,
+        }
     }
 
     /// Issues the head instruction of `slot`: executes it functionally and
@@ -273,8 +493,7 @@ impl Sm {
     ) -> Result<(), SimError> {
         self.active = true;
         let si = slot as usize;
-        self.warps[si].reason_cache = None;
-        self.unit_epoch += 1;
+        self.mark_dirty(slot);
         let head = self.warps[si]
             .ibuf
             .pop_front()
@@ -389,13 +608,14 @@ impl Sm {
         if sleep > 0 {
             w.sleep_until = now + sleep;
         }
+        self.refresh_fetch_need(slot);
         // Units and completion.
         match ti.unit {
             Unit::LdSt => self.ldst_accept(slot, now, ctx, global),
             u => {
                 let pool = &mut self.units[u.index()];
                 let k = pool.free(now).expect("checked free");
-                pool.busy_until[k] = now + u64::from(ti.initiation);
+                pool.book(k, now + u64::from(ti.initiation));
                 if !ti.writes.is_empty() {
                     let w = &mut self.warps[si];
                     w.sb.reserve(&ti.writes);
@@ -425,14 +645,20 @@ impl Sm {
     fn release_barriers(&mut self, c: usize, now: u64, ctx: &LaunchCtx<'_>) {
         let cta = self.ctas[c].as_mut().expect("live CTA");
         crate::func::launch::release_barriers(ctx.kernel, &mut cta.warps);
+        let mut released = std::mem::take(&mut self.cand_buf);
+        released.clear();
         for (i, &s) in cta.slots.iter().enumerate() {
             let w = &mut self.warps[s as usize];
             if w.barrier_wait && cta.warps[i].barrier.is_none() {
                 w.barrier_wait = false;
-                w.reason_cache = None;
                 w.barrier_release = now + u64::from(ctx.cfg.core.barrier_latency);
                 self.views[s as usize].at_barrier = false;
+                released.push(s);
             }
         }
+        for &s in &released {
+            self.mark_dirty(s);
+        }
+        self.cand_buf = released;
     }
 }

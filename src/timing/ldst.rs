@@ -201,12 +201,10 @@ impl Sm {
                         job.outcomes[1] += 1;
                     }
                     let id = job.inflight;
-                    self.seq += 1;
-                    self.events.push(std::cmp::Reverse((
+                    self.events.push(
                         now + u64::from(cfg.l1d.hit_latency),
-                        self.seq,
                         SmEvent::RequestDone { id },
-                    )));
+                    );
                     true
                 } else if let Some(m) = self.mshrs.iter_mut().find(|m| {
                     m.used && m.line == r.line && (m.waiters.len() as u32) < cfg.l1d.mshr_merge
@@ -296,7 +294,6 @@ impl Sm {
                 // Keep the allocation for the next job; the unit is free
                 // for the next instruction.
                 self.issue_dirty = true;
-                self.unit_epoch += 1;
                 let mut j = self.ldst_job.take().expect("job");
                 if j.kind == JobKind::Load {
                     self.load_feedback(&j);
@@ -343,10 +340,11 @@ impl Sm {
                 let line = p.addr / u64::from(ctx.cfg.icache.line.max(1));
                 self.icache.fill(line, 0, false);
                 self.icache_pending.retain(|&l| l != line);
-                for w in &mut self.warps {
-                    if w.fetch_wait_line == Some(line) {
-                        w.fetch_wait_line = None;
+                for s in 0..self.warps.len() {
+                    if self.warps[s].fetch_wait_line == Some(line) {
+                        self.warps[s].fetch_wait_line = None;
                         self.changed = true;
+                        self.refresh_fetch_need(s as u32);
                     }
                 }
             }
@@ -365,8 +363,8 @@ impl Sm {
         self.changed = true;
         self.issue_dirty = true;
         let (slot, inst, long) = (f.slot as usize, f.inst, f.long);
+        self.mark_dirty(slot as u32);
         let w = &mut self.warps[slot];
-        w.reason_cache = None;
         w.sb.release(&ctx.table[inst as usize].writes);
         w.outstanding -= 1;
         if w.done && w.outstanding == 0 {

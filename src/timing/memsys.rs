@@ -10,13 +10,13 @@
 //! serialized out of the slice port and flies back `icnt.latency`. Every
 //! step is deterministic: queues are FIFO and ties break by sequence number.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use serde::Serialize;
 
 use crate::config::GpuConfig;
 use crate::timing::cache::TagArray;
+use crate::timing::event_queue::EventQueue;
 
 /// What a packet asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -50,14 +50,6 @@ pub struct Packet {
     /// For atomics: perform the warp's pending read-modify-write on
     /// arrival (set on the first packet of an atomic instruction).
     pub perform: bool,
-}
-
-/// An item due at a cycle; ordered by (cycle, sequence).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Timed<T: Ord> {
-    at: u64,
-    seq: u64,
-    item: T,
 }
 
 /// A port: serializes packets at `flits_per_cycle`.
@@ -162,11 +154,15 @@ pub struct MemSys {
     dram_queue: usize,
     slices_per_channel: u32,
     sm_ports: Vec<Port>,
-    to_l2: BinaryHeap<Reverse<Timed<Packet>>>,
-    to_sm: BinaryHeap<Reverse<Timed<Packet>>>,
+    /// Packets in flight to the slices, by arrival cycle.
+    to_l2: EventQueue<Packet>,
+    /// Replies in flight to the SMs, by arrival cycle.
+    to_sm: EventQueue<Packet>,
     slices: Vec<Slice>,
+    /// Per slice: the cycle its next tag lookup may happen (`u64::MAX`
+    /// with nothing queued), kept dense so a cycle visits only due slices.
+    lookup_due: Vec<u64>,
     channels: Vec<Channel>,
-    seq: u64,
     /// Slices blocked on a full DRAM queue in the current cycle.
     blocked_now: u64,
     /// Nothing can happen before this cycle (fast path of `cycle`).
@@ -193,8 +189,9 @@ impl MemSys {
             dram_queue: cfg.dram.queue.max(1) as usize,
             slices_per_channel: (slices / channels).max(1),
             sm_ports: vec![Port::default(); cfg.core.num_sms.max(1) as usize],
-            to_l2: BinaryHeap::new(),
-            to_sm: BinaryHeap::new(),
+            to_l2: EventQueue::new(),
+            to_sm: EventQueue::new(),
+            lookup_due: vec![u64::MAX; slices as usize],
             slices: (0..slices)
                 .map(|_| Slice {
                     tags: TagArray::new(cfg.l2.sets, cfg.l2.ways),
@@ -205,7 +202,6 @@ impl MemSys {
                 })
                 .collect(),
             channels: vec![Channel::default(); channels as usize],
-            seq: 0,
             blocked_now: 0,
             next_due: 0,
             stats: MemStats::default(),
@@ -235,13 +231,8 @@ impl MemSys {
         self.stats.icnt_requests += 1;
         self.stats.icnt_flits += self.flits(p.req_bytes);
         let left = self.sm_ports[p.sm as usize].send(now, cycles);
-        self.seq += 1;
         self.next_due = self.next_due.min(left + self.icnt_latency);
-        self.to_l2.push(Reverse(Timed {
-            at: left + self.icnt_latency,
-            seq: self.seq,
-            item: p,
-        }));
+        self.to_l2.push(left + self.icnt_latency, p);
     }
 
     fn slice_of(&self, addr: u64) -> usize {
@@ -253,12 +244,7 @@ impl MemSys {
         self.stats.icnt_replies += 1;
         self.stats.icnt_flits += self.flits(p.reply_bytes);
         let left = self.slices[slice].port.send(now, cycles);
-        self.seq += 1;
-        self.to_sm.push(Reverse(Timed {
-            at: left + self.icnt_latency,
-            seq: self.seq,
-            item: p,
-        }));
+        self.to_sm.push(left + self.icnt_latency, p);
     }
 
     fn fill_l2(&mut self, slice: usize, line: u64, dirty: bool) {
@@ -298,16 +284,16 @@ impl MemSys {
     fn step(&mut self, now: u64, atomics: &mut Vec<Packet>, replies: &mut Vec<Packet>) -> bool {
         let mut active = false;
         // 1. Arrivals at the slices.
-        while self.to_l2.peek().is_some_and(|t| t.0.at <= now) {
-            let Reverse(t) = self.to_l2.pop().expect("peeked");
+        while let Some((at, p)) = self.to_l2.pop_due(now) {
             active = true;
-            if t.item.kind == PacketKind::Atomic && t.item.perform {
+            if p.kind == PacketKind::Atomic && p.perform {
                 self.stats.atomics += 1;
-                atomics.push(t.item);
+                atomics.push(p);
             }
-            let s = self.slice_of(t.item.addr);
-            let ready = t.at + self.l2_latency;
-            self.slices[s].rop.push_back((ready, t.item));
+            let s = self.slice_of(p.addr);
+            let ready = at + self.l2_latency;
+            self.slices[s].rop.push_back((ready, p));
+            self.refresh_lookup_due(s);
         }
         // 2. DRAM completions.
         for ch in 0..self.channels.len() {
@@ -341,12 +327,12 @@ impl MemSys {
         }
         // 3. Tag lookups, one per slice per cycle.
         for s in 0..self.slices.len() {
-            let Some(&(ready, p)) = self.slices[s].rop.front() else {
-                continue;
-            };
-            if ready > now || self.slices[s].next_lookup > now {
+            if self.lookup_due[s] > now {
                 continue;
             }
+            let Some(&(_, p)) = self.slices[s].rop.front() else {
+                continue;
+            };
             let line = p.addr / self.l2_line;
             let write = p.kind == PacketKind::Write;
             let hit = self.slices[s].tags.contains(line);
@@ -364,6 +350,7 @@ impl MemSys {
             active = true;
             self.slices[s].rop.pop_front();
             self.slices[s].next_lookup = now + 1;
+            self.refresh_lookup_due(s);
             self.stats.l2_accesses += 1;
             if hit {
                 self.stats.l2_hits += 1;
@@ -415,12 +402,21 @@ impl MemSys {
             }
         }
         // 5. Replies reaching SMs.
-        while self.to_sm.peek().is_some_and(|t| t.0.at <= now) {
-            let Reverse(t) = self.to_sm.pop().expect("peeked");
+        while let Some((_, p)) = self.to_sm.pop_due(now) {
             active = true;
-            replies.push(t.item);
+            replies.push(p);
         }
         active
+    }
+
+    /// Recomputes slice `s`'s entry of `lookup_due` after its queue or its
+    /// lookup slot changed.
+    fn refresh_lookup_due(&mut self, s: usize) {
+        let sl = &self.slices[s];
+        self.lookup_due[s] = sl
+            .rop
+            .front()
+            .map_or(u64::MAX, |&(ready, _)| ready.max(sl.next_lookup));
     }
 
     /// Adds this cycle's stall counts `cycles` times (idle skipping).
@@ -436,15 +432,15 @@ impl MemSys {
                 next = Some(next.map_or(t, |n: u64| n.min(t)));
             }
         };
-        if let Some(t) = self.to_l2.peek() {
-            at(t.0.at);
+        if let Some(t) = self.to_l2.next_due() {
+            at(t);
         }
-        if let Some(t) = self.to_sm.peek() {
-            at(t.0.at);
+        if let Some(t) = self.to_sm.next_due() {
+            at(t);
         }
-        for s in &self.slices {
-            if let Some(&(ready, _)) = s.rop.front() {
-                at(ready.max(s.next_lookup).max(now + 1));
+        for &due in &self.lookup_due {
+            if due != u64::MAX {
+                at(due.max(now + 1));
             }
         }
         for c in &self.channels {

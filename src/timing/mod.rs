@@ -8,6 +8,7 @@
 pub mod cache;
 pub mod coalescer;
 pub mod cta;
+pub mod event_queue;
 pub mod fetch;
 pub mod gpu;
 pub mod host;
@@ -20,6 +21,7 @@ pub mod stats;
 pub mod sweep;
 pub mod units;
 pub mod victim_tags;
+pub mod warp_charge;
 
 pub use gpu::Gpu;
 pub use host::{Policies, TimedRun, TimingHost, run_timed, run_timed_with};

@@ -3,9 +3,6 @@
 //! within a cycle. The stages themselves live in `fetch.rs`, `issue.rs`
 //! and `ldst.rs`; this file owns the state and the cycle.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use crate::config::GpuConfig;
 use crate::func::layout::KernelInfo;
 use crate::func::{DynInst, GlobalMemory, SimError, Warp};
@@ -13,10 +10,12 @@ use crate::ir::Kernel;
 use crate::sched::{FetchPolicy, IssuePolicy, WarpView};
 use crate::timing::cache::TagArray;
 use crate::timing::coalescer::LineRequest;
+use crate::timing::event_queue::EventQueue;
 use crate::timing::memsys::{MemSys, Packet};
 use crate::timing::scoreboard::Scoreboard;
 use crate::timing::stats::{SmStats, Stall, StallCounts, WarpRecord};
-use crate::timing::units::{TimingInst, UnitPool};
+use crate::timing::units::{TimingInst, Unit, UnitPool};
+use crate::timing::warp_charge::{UNITS, UnitGroup};
 
 /// Everything about the running launch that does not change.
 pub struct LaunchCtx<'a> {
@@ -107,21 +106,58 @@ pub struct WarpSlot {
     pub sleep_until: u64,
     /// Exited.
     pub done: bool,
-    /// The state charged this cycle.
-    pub state: Option<Stall>,
-    /// Ready but not picked this cycle.
-    pub ready_unpicked: bool,
-    /// The state being timed (`Stall` index, or 10 = ready), since when.
-    pub timed_state: (u8, u64),
-    /// Cycles per state so far (`Stall` index; 10 = ready).
+    /// Cycles per state so far (`Stall` index; 10 = ready), up to the
+    /// start of the state being timed ([`IssueSlot::timed`]).
     pub state_cycles: [u64; 11],
     /// Instructions issued.
     pub insts: u64,
     /// Cycle its CTA was assigned.
     pub start: u64,
-    /// The last computed stall reason: (reason, valid before this cycle,
-    /// `unit_epoch` it was computed in).
-    pub reason_cache: Option<(Stall, u64, u64)>,
+}
+
+/// The issue stage's bookkeeping of one warp slot, kept apart from
+/// [`WarpSlot`] in a small dense array so that the stage's walk over a
+/// scheduler's warps touches few cache lines.
+#[derive(Clone, Copy, Debug)]
+pub struct IssueSlot {
+    /// The last computed local stall reason (everything but the unit;
+    /// `Issued` when only the unit is left to check, see `issue.rs`), or
+    /// `None` when it must be computed.
+    pub reason: Option<Stall>,
+    /// The unit of the next instruction, when `reason` is `Issued`.
+    pub unit: Unit,
+    /// `reason` is valid before this cycle.
+    pub until: u64,
+    /// The state charged this cycle (`None`: ready but not picked).
+    pub state: Option<Stall>,
+    /// The issue run (`Sm::issue_run`) that last gave the warp its state.
+    pub state_run: u64,
+    /// The cycle the state being timed (`Sm::charge_codes`) started.
+    pub timed_since: u64,
+    /// For a unit group: the group's busy cycles when the warp joined.
+    pub group_snap: u64,
+    /// Queued for re-evaluation (`Sm::dirty`).
+    pub dirty: bool,
+    /// The slot's scheduler (slot mod schedulers).
+    pub scheduler: u32,
+}
+
+impl IssueSlot {
+    /// A warp of `scheduler` alive from cycle `start`, timed as waiting
+    /// for its first fetch.
+    pub fn new(start: u64, scheduler: u32) -> IssueSlot {
+        IssueSlot {
+            reason: None,
+            unit: Unit::Sp,
+            until: 0,
+            state: None,
+            state_run: 0,
+            timed_since: start,
+            group_snap: 0,
+            dirty: false,
+            scheduler,
+        }
+    }
 }
 
 /// One resident CTA.
@@ -239,6 +275,12 @@ pub struct Sm {
     pub id: u32,
     /// Warp slots.
     pub warps: Vec<WarpSlot>,
+    /// Issue-stage bookkeeping of each slot.
+    pub issue_slots: Vec<IssueSlot>,
+    /// The state each slot is being charged (`Stall` index, 10 = ready,
+    /// or a unit group, see `warp_charge.rs`), apart from `issue_slots`
+    /// so that the issue stage's walk reads one byte per warp.
+    pub charge_codes: Vec<u8>,
     /// Policy view of each slot.
     pub views: Vec<WarpView>,
     /// CTA slots.
@@ -247,6 +289,9 @@ pub struct Sm {
     pub sched_warps: Vec<(Vec<u32>, Vec<u32>)>,
     /// Issue policy per scheduler.
     pub policies: Vec<Box<dyn IssuePolicy>>,
+    /// Whether each scheduler's policy may throttle
+    /// ([`IssuePolicy::throttles`]).
+    pub throttles: Vec<bool>,
     /// Fetch policy.
     pub fetch_policy: Box<dyn FetchPolicy>,
     /// The category charged to each scheduler this cycle.
@@ -272,10 +317,8 @@ pub struct Sm {
     pub icache: TagArray,
     /// I-cache lines requested from L2.
     pub icache_pending: Vec<u64>,
-    /// Events by (cycle, sequence).
-    pub events: BinaryHeap<Reverse<(u64, u64, SmEvent)>>,
-    /// Event sequence counter.
-    pub seq: u64,
+    /// Events, popped by cycle then insertion order.
+    pub events: EventQueue<SmEvent>,
     /// Next dynamic warp id.
     pub next_dyn_id: u32,
     /// Resources in use: warps, threads, registers, shared bytes, CTAs.
@@ -286,8 +329,11 @@ pub struct Sm {
     pub stats: SmStats,
     /// Scratch: a scheduler's priority order.
     pub order_buf: Vec<u32>,
-    /// Scratch: fetch candidates.
+    /// Scratch: fetch candidates; warps a barrier released.
     pub cand_buf: Vec<u32>,
+    /// One bit per slot whose warp needs instructions (fetch candidates),
+    /// kept up to date where its conditions change (`refresh_fetch_need`).
+    pub fetch_needs: Vec<u64>,
     /// Scratch: one executed instruction.
     pub dyn_buf: DynInst,
     /// Issued instructions, when logging.
@@ -318,19 +364,39 @@ pub struct Sm {
     /// Retired CTAs' warps and shared memory, reused by the next CTAs of
     /// the same launch.
     pub spare_ctas: Vec<(Vec<Warp>, Vec<u8>)>,
+    /// Warps of earlier launches, re-initialised for new CTAs
+    /// ([`Warp::reinit`]) instead of fresh allocations.
+    pub warp_pool: Vec<Warp>,
+    /// Shared memories of earlier launches, likewise.
+    pub shared_pool: Vec<Vec<u8>>,
     /// Something the issue stage depends on changed (scoreboard, LD/ST
     /// unit, warps added or removed, an instruction issued).
     pub issue_dirty: bool,
     /// The next cycle at which a time-based issue condition changes
     /// (I-buffer arrival, unit release, barrier release, sleep end).
     pub issue_wake: u64,
-    /// Bumped whenever a unit or the LD/ST unit changes hands (invalidates
-    /// cached `structural` and ready reasons).
-    pub unit_epoch: u64,
     /// Victim tags of the warp slots.
     pub vta: crate::timing::victim_tags::VictimTags,
     /// Scratch: a finished load's line addresses.
     pub line_buf: Vec<u64>,
+    /// Runs of the issue stage so far (tells which warps got their state
+    /// in the current run).
+    pub issue_run: u64,
+    /// The issue stage tracks warps' states incrementally (every policy
+    /// orders all its warps and never throttles, barriers release after at
+    /// least a cycle, no issue log; see `issue.rs`).
+    pub incremental: bool,
+    /// Incremental issue: warps charged each fixed state (`Stall` index,
+    /// 10 = ready).
+    pub fixed_counts: [u32; 11],
+    /// Incremental issue: unit groups, `scheduler × UNITS + unit`.
+    pub groups: Vec<UnitGroup>,
+    /// Incremental issue: warps to re-evaluate at the next run.
+    pub dirty: Vec<u32>,
+    /// Incremental issue: (cycle, slot) at which a cached reason expires.
+    pub reason_timers: Vec<(u64, u32)>,
+    /// Incremental issue: the earliest of `reason_timers`.
+    pub next_reason_timer: u64,
 }
 
 impl Sm {
@@ -343,12 +409,20 @@ impl Sm {
     ) -> Sm {
         let nw = cfg.core.max_warps_per_sm as usize;
         let ns = cfg.core.schedulers_per_sm.max(1) as usize;
+        let policies_track_incrementally = policies
+            .iter()
+            .all(|p| p.orders_every_warp() && !p.throttles());
         Sm {
             id,
             warps: vec![WarpSlot::default(); nw],
+            issue_slots: (0..nw)
+                .map(|i| IssueSlot::new(0, (i % ns) as u32))
+                .collect(),
+            charge_codes: vec![Stall::Fetch as u8; nw],
             views: vec![WarpView::default(); nw],
             ctas: (0..cfg.core.max_ctas_per_sm).map(|_| None).collect(),
             sched_warps: vec![(Vec::new(), Vec::new()); ns],
+            throttles: policies.iter().map(|p| p.throttles()).collect(),
             policies,
             fetch_policy,
             sched_state: vec![Stall::Idle; ns],
@@ -366,14 +440,14 @@ impl Sm {
             inflight: Vec::new(),
             icache: TagArray::new(cfg.icache.sets, cfg.icache.ways),
             icache_pending: Vec::new(),
-            events: BinaryHeap::new(),
-            seq: 0,
+            events: EventQueue::new(),
             next_dyn_id: 0,
             used: [0; 5],
             active: false,
             stats: SmStats::default(),
             order_buf: Vec::new(),
             cand_buf: Vec::new(),
+            fetch_needs: vec![0; nw.div_ceil(64)],
             dyn_buf: DynInst::blank(),
             issue_log: None,
             ldst_stall: LdStStall::None,
@@ -387,22 +461,29 @@ impl Sm {
             warp_records: Vec::new(),
             changed: false,
             spare_ctas: Vec::new(),
+            warp_pool: Vec::new(),
+            shared_pool: Vec::new(),
             issue_dirty: true,
             issue_wake: 0,
-            unit_epoch: 0,
             vta: crate::timing::victim_tags::VictimTags::new(
                 nw,
                 cfg.sched.vta_entries,
                 cfg.sched.vta_ways,
             ),
             line_buf: Vec::new(),
+            issue_run: 0,
+            incremental: cfg.core.barrier_latency > 0 && policies_track_incrementally,
+            fixed_counts: [0; 11],
+            groups: vec![UnitGroup::default(); ns * UNITS],
+            dirty: Vec::new(),
+            reason_timers: Vec::new(),
+            next_reason_timer: u64::MAX,
         }
     }
 
     /// Schedules an SM event.
     pub fn schedule(&mut self, at: u64, e: SmEvent) {
-        self.seq += 1;
-        self.events.push(Reverse((at, self.seq, e)));
+        self.events.push(at, e);
     }
 
     /// True if a CTA needing `need` = [warps, threads, regs, smem] fits.
@@ -437,11 +518,16 @@ impl Sm {
             Some((mut ws, sh)) => {
                 for (w, warp) in ws.iter_mut().enumerate() {
                     let w = w as u32;
-                    warp.reset(w * lanes, threads - w * lanes, ctx.block);
+                    warp.reset(
+                        w * lanes,
+                        threads - w * lanes,
+                        ctx.block,
+                        &ctx.info.zeroed_regs,
+                    );
                 }
                 (ws, Some(sh))
             }
-            None => (Vec::with_capacity(nwarps as usize), None),
+            None => (Vec::with_capacity(nwarps as usize), self.shared_pool.pop()),
         };
         let reuse = !warps.is_empty();
         let mut slots = Vec::with_capacity(nwarps as usize);
@@ -452,32 +538,54 @@ impl Sm {
                 .position(|x| !x.live)
                 .expect("fits() checked warp slots") as u32;
             if !reuse {
-                warps.push(Warp::new(
-                    w,
-                    lanes,
-                    w * lanes,
-                    threads - w * lanes,
-                    ctx.block,
-                    ctx.kernel.regs.len(),
-                    ctx.kernel.preds.len(),
-                    ctx.info.local_size,
-                ));
+                // A warp of an earlier launch, made the warp `new` would.
+                warps.push(match self.warp_pool.pop() {
+                    Some(mut warp) => {
+                        warp.reinit(
+                            w,
+                            lanes,
+                            w * lanes,
+                            threads - w * lanes,
+                            ctx.block,
+                            ctx.kernel.regs.len(),
+                            ctx.kernel.preds.len(),
+                            ctx.info.local_size,
+                            &ctx.info.zeroed_regs,
+                        );
+                        warp
+                    }
+                    None => Warp::new(
+                        w,
+                        lanes,
+                        w * lanes,
+                        threads - w * lanes,
+                        ctx.block,
+                        ctx.kernel.regs.len(),
+                        ctx.kernel.preds.len(),
+                        ctx.info.local_size,
+                    ),
+                });
             }
             slots.push(s);
             let slot = &mut self.warps[s as usize];
             let sb = std::mem::take(&mut slot.sb);
+            let mut ibuf = std::mem::take(&mut slot.ibuf);
+            ibuf.clear();
             *slot = WarpSlot {
                 live: true,
                 cta: c as u32,
                 index: w,
                 dyn_id: self.next_dyn_id,
                 sb,
-                // Assigned at the end of cycle `now`: alive from `now + 1`.
-                timed_state: (Stall::Fetch as u8, now + 1),
+                ibuf,
                 start: now + 1,
                 ..WarpSlot::default()
             };
             slot.sb.clear(ctx.sb_words);
+            // Assigned at the end of cycle `now`: alive from `now + 1`.
+            self.issue_slots[s as usize] = IssueSlot::new(now + 1, s % ns);
+            self.charge_new_warp(s, now + 1);
+            self.refresh_fetch_need(s);
             self.next_dyn_id = self.next_dyn_id.wrapping_add(1);
             self.views[s as usize] = WarpView {
                 live: true,
@@ -505,7 +613,8 @@ impl Sm {
             id,
             shared: match spare_shared {
                 Some(mut sh) => {
-                    sh.fill(0);
+                    sh.clear();
+                    sh.resize(ctx.info.shared_dynamic_base as usize, 0);
                     sh
                 }
                 None => vec![0; ctx.info.shared_dynamic_base as usize],
@@ -544,9 +653,8 @@ impl Sm {
             }
             let mut cta = self.ctas[c].take().expect("checked");
             for (i, &s) in cta.slots.iter().enumerate() {
-                let w = &mut self.warps[s as usize];
-                let (st, since) = w.timed_state;
-                w.state_cycles[st as usize] += now + 1 - since;
+                self.charge_until(s, now + 1);
+                let w = &self.warps[s as usize];
                 let mut states = StallCounts::default();
                 for (k, &cat) in Stall::ALL.iter().enumerate() {
                     states.add(cat, w.state_cycles[k]);
@@ -564,6 +672,7 @@ impl Sm {
                 });
                 self.warps[s as usize].live = false;
                 self.warps[s as usize].ibuf.clear();
+                self.refresh_fetch_need(s);
                 self.views[s as usize] = WarpView::default();
                 for (a, b) in &mut self.sched_warps {
                     a.retain(|&x| x != s);
@@ -603,17 +712,13 @@ impl Sm {
         for p in replies {
             self.on_reply(p, ctx);
         }
-        while let Some(&Reverse((at, _, e))) = self.events.peek() {
-            if at > now {
-                break;
-            }
-            self.events.pop();
+        while let Some((_, e)) = self.events.pop_due(now) {
             self.active = true;
             match e {
                 SmEvent::Writeback { slot, inst } => {
                     self.issue_dirty = true;
+                    self.mark_dirty(slot);
                     let w = &mut self.warps[slot as usize];
-                    w.reason_cache = None;
                     w.sb.release(&ctx.table[inst as usize].writes);
                     w.outstanding -= 1;
                     if w.done && w.outstanding == 0 {
@@ -626,6 +731,14 @@ impl Sm {
         // The issue stage's outcome depends only on state that changes
         // through the events that set `issue_dirty`, or at known cycles
         // (`issue_wake`); otherwise it would compute the same states again.
+        // Debug builds check that skipping the stage skips nothing: every
+        // warp is charged what a fresh look gives.
+        #[cfg(debug_assertions)]
+        if self.incremental && !self.issue_dirty && now < self.issue_wake {
+            for s in 0..self.sched_warps.len() {
+                self.check_incremental_states(s, now, ctx);
+            }
+        }
         if self.issue_dirty || now >= self.issue_wake {
             self.issue_dirty = false;
             let before = self.stats.warp_insts;
@@ -676,8 +789,23 @@ impl Sm {
     }
 
     /// The earliest cycle after `now` at which a time-based condition of
-    /// the issue stage changes.
+    /// the issue stage changes. The incremental stage only needs the
+    /// changes it tracks: a cached reason expiring (its timers) and a busy
+    /// unit pool or the LD/ST unit freeing up (its group flags).
     pub fn issue_wake_time(&self, now: u64) -> u64 {
+        if self.incremental {
+            let mut next = self.next_reason_timer;
+            for u in &self.units {
+                if u.first_free > now {
+                    next = next.min(u.first_free);
+                }
+            }
+            if self.ldst_free > now {
+                next = next.min(self.ldst_free);
+            }
+            debug_assert!(next > now);
+            return next;
+        }
         let mut next = u64::MAX;
         let mut at = |t: u64| {
             if t > now && t < next {
@@ -724,7 +852,7 @@ impl Sm {
                 next = Some(next.map_or(t, |n: u64| n.min(t)));
             }
         };
-        if let Some(&Reverse((t, _, _))) = self.events.peek() {
+        if let Some(t) = self.events.next_due() {
             at(t);
         }
         // A job blocked on MSHRs waits for a reply (which wakes the SM);
@@ -732,7 +860,29 @@ impl Sm {
         if self.ldst_job.is_some() && self.ldst_stall != LdStStall::Mshr {
             at(now + 1);
         }
-        self.warp_wakeups(now, &mut at);
+        // The issue stage's next time-based change: `issue_wake` is the
+        // earliest of `warp_wakeups` after the stage last ran, lowered by
+        // every fetch since, and nothing else changes those times without
+        // an issue (after which the stage reruns next cycle).
+        if self.issue_dirty {
+            at(now + 1);
+        }
+        #[cfg(debug_assertions)]
+        if !self.issue_dirty && !self.incremental {
+            let mut exact = u64::MAX;
+            self.warp_wakeups(now, &mut |t| {
+                if t > now {
+                    exact = exact.min(t);
+                }
+            });
+            debug_assert!(
+                self.issue_wake > now && self.issue_wake <= exact,
+                "SM {} at {now}: issue_wake {} misses a wakeup at {exact}",
+                self.id,
+                self.issue_wake
+            );
+        }
+        at(self.issue_wake);
         next
     }
 }

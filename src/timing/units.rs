@@ -138,6 +138,8 @@ pub fn scoreboard_words(kernel: &Kernel) -> usize {
 pub struct UnitPool {
     /// Cycle from which each unit accepts an instruction again.
     pub busy_until: Vec<u64>,
+    /// The earliest of `busy_until`: some unit is free from this cycle.
+    pub first_free: u64,
 }
 
 impl UnitPool {
@@ -145,7 +147,20 @@ impl UnitPool {
     pub fn new(n: u32) -> UnitPool {
         UnitPool {
             busy_until: vec![0; n.max(1) as usize],
+            first_free: 0,
         }
+    }
+
+    /// Unit `k` accepts its next instruction at `until`.
+    pub fn book(&mut self, k: usize, until: u64) {
+        self.busy_until[k] = until;
+        self.first_free = self.busy_until.iter().copied().min().unwrap_or(0);
+    }
+
+    /// True if some unit accepts an instruction at `now`.
+    #[inline]
+    pub fn has_free(&self, now: u64) -> bool {
+        self.first_free <= now
     }
 
     /// The first unit free at `now`.

@@ -371,6 +371,10 @@ impl IssuePolicy for Daws {
     fn throttles(&self) -> bool {
         self.throttles || self.inner.throttles()
     }
+    fn orders_every_warp(&self) -> bool {
+        // Recording only watches: the wrapped policy's order is the order.
+        !self.throttles && self.inner.orders_every_warp()
+    }
     fn can_issue(&self, slot: u32, view: &SchedView<'_>, next: &TimingInst) -> bool {
         if !self.throttles {
             return self.inner.can_issue(slot, view, next);

@@ -1,0 +1,206 @@
+//! A queue of items due at cycles, popped in (cycle, insertion) order —
+//! the order of a binary heap keyed by (cycle, sequence number) — at O(1)
+//! per item: a ring of one FIFO per cycle covering the next
+//! [`WINDOW`] cycles, a heap for items due later (moved into the ring as
+//! the window reaches them), and a list for items pushed already due
+//! (at or before the last cycle drained).
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+/// Cycles the ring covers (a power of two).
+pub const WINDOW: u64 = 64;
+const MASK: u64 = WINDOW - 1;
+const WORDS: usize = (WINDOW / 64) as usize;
+
+/// Items of type `T` due at cycles.
+#[derive(Clone, Debug)]
+pub struct EventQueue<T: Ord + Copy> {
+    /// `ring[c & MASK]`: the items due at cycle `c`, for `c` in
+    /// `cursor .. cursor + WINDOW`, in insertion order.
+    ring: Vec<VecDeque<T>>,
+    /// Bit `i` set when `ring[i]` is not empty.
+    occupied: [u64; WORDS],
+    /// Every cycle before this one has been drained.
+    cursor: u64,
+    /// Items due at `cursor + WINDOW` or later: (cycle, sequence, item).
+    far: BinaryHeap<Reverse<(u64, u64, T)>>,
+    /// Sequence numbers of `far` (insertion order among equal cycles).
+    far_seq: u64,
+    /// Items pushed due before `cursor`, ordered by cycle then insertion.
+    late: VecDeque<(u64, T)>,
+    /// Items queued.
+    len: usize,
+}
+
+impl<T: Ord + Copy> Default for EventQueue<T> {
+    fn default() -> Self {
+        EventQueue {
+            ring: (0..WINDOW).map(|_| VecDeque::new()).collect(),
+            occupied: [0; WORDS],
+            cursor: 0,
+            far: BinaryHeap::new(),
+            far_seq: 0,
+            late: VecDeque::new(),
+            len: 0,
+        }
+    }
+}
+
+impl<T: Ord + Copy> EventQueue<T> {
+    /// An empty queue.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Items queued.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when nothing is queued.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Queues `item`, due at cycle `at`.
+    pub fn push(&mut self, at: u64, item: T) {
+        self.len += 1;
+        if at < self.cursor {
+            // After every queued late item due at or before `at`.
+            let p = self.late.partition_point(|&(c, _)| c <= at);
+            self.late.insert(p, (at, item));
+        } else if at - self.cursor < WINDOW {
+            let i = (at & MASK) as usize;
+            self.ring[i].push_back(item);
+            self.occupied[i / 64] |= 1 << (i % 64);
+        } else {
+            self.far_seq += 1;
+            self.far.push(Reverse((at, self.far_seq, item)));
+        }
+    }
+
+    /// The earliest cycle an item is due at.
+    pub fn next_due(&self) -> Option<u64> {
+        if let Some(&(c, _)) = self.late.front() {
+            return Some(c);
+        }
+        self.first_in_ring()
+            .or_else(|| self.far.peek().map(|Reverse((c, _, _))| *c))
+    }
+
+    /// Removes and returns the next item due at or before `now`, with its
+    /// cycle.
+    pub fn pop_due(&mut self, now: u64) -> Option<(u64, T)> {
+        if self.len == 0 {
+            return None;
+        }
+        if let Some(e) = self.late.pop_front() {
+            self.len -= 1;
+            return Some(e);
+        }
+        loop {
+            if self.cursor > now {
+                return None;
+            }
+            let i = (self.cursor & MASK) as usize;
+            if let Some(item) = self.ring[i].pop_front() {
+                if self.ring[i].is_empty() {
+                    self.occupied[i / 64] &= !(1 << (i % 64));
+                }
+                self.len -= 1;
+                return Some((self.cursor, item));
+            }
+            // Nothing due at `cursor`: move to the next occupied cycle (or
+            // the next far item), not past `now + 1`.
+            let next = self
+                .first_in_ring()
+                .or_else(|| self.far.peek().map(|Reverse((c, _, _))| *c))
+                .unwrap_or(u64::MAX);
+            self.advance(next.min(now + 1));
+        }
+    }
+
+    /// The earliest cycle with items in the ring.
+    fn first_in_ring(&self) -> Option<u64> {
+        let start = (self.cursor & MASK) as usize;
+        // Words from the cursor's, wrapping around once (the cursor's own
+        // word again for the bits below it).
+        for k in 0..=WORDS {
+            let wi = (start / 64 + k) % WORDS;
+            let mut bits = self.occupied[wi];
+            if k == 0 {
+                bits &= u64::MAX << (start % 64);
+            } else if k == WORDS {
+                bits &= !(u64::MAX << (start % 64));
+            }
+            if bits != 0 {
+                let i = (wi * 64 + bits.trailing_zeros() as usize) as u64;
+                return Some(self.cursor + ((i.wrapping_sub(self.cursor)) & MASK));
+            }
+        }
+        None
+    }
+
+    /// Moves the cursor to `to` (no ring item is due before it) and moves
+    /// far items the window now covers into the ring, in order.
+    fn advance(&mut self, to: u64) {
+        debug_assert!(to > self.cursor);
+        self.cursor = to;
+        while let Some(&Reverse((c, _, item))) = self.far.peek() {
+            if c - self.cursor >= WINDOW {
+                break;
+            }
+            self.far.pop();
+            let i = (c & MASK) as usize;
+            self.ring[i].push_back(item);
+            self.occupied[i / 64] |= 1 << (i % 64);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pops in the order of a (cycle, sequence) heap, over random pushes
+    /// near, far and late, interleaved with draining.
+    #[test]
+    fn pops_in_heap_order() {
+        let mut q: EventQueue<u32> = EventQueue::new();
+        let mut heap: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::new();
+        let mut seq = 0;
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut now = 0u64;
+        for step in 0..20_000u32 {
+            for _ in 0..rnd(4) {
+                let at = match rnd(10) {
+                    0 => now.saturating_sub(rnd(3)),
+                    1 => now + WINDOW + rnd(3 * WINDOW),
+                    _ => now + rnd(40),
+                };
+                seq += 1;
+                q.push(at, step);
+                heap.push(Reverse((at, seq, step)));
+            }
+            assert_eq!(q.len(), heap.len());
+            let due = heap.peek().map(|Reverse((c, _, _))| *c);
+            assert_eq!(q.next_due(), due);
+            now += match rnd(8) {
+                0 => rnd(3000),
+                _ => rnd(3),
+            };
+            while heap.peek().is_some_and(|Reverse((c, _, _))| *c <= now) {
+                let Reverse((c, _, v)) = heap.pop().expect("peeked");
+                assert_eq!(q.pop_due(now), Some((c, v)));
+            }
+            assert_eq!(q.pop_due(now), None);
+        }
+    }
+}
