@@ -93,6 +93,21 @@ impl Gpu {
         regs_per_thread: u32,
         global: &mut GlobalMemory,
     ) -> Result<(), SimError> {
+        let r = self.run_cycles(ctx, regs_per_thread, global);
+        // Every SM's counters complete, however the launch ended.
+        for sm in &mut self.sms {
+            sm.flush_account();
+        }
+        r
+    }
+
+    /// [`Gpu::run_launch`]'s cycle loop.
+    fn run_cycles(
+        &mut self,
+        ctx: &LaunchCtx<'_>,
+        regs_per_thread: u32,
+        global: &mut GlobalMemory,
+    ) -> Result<(), SimError> {
         let need = cta_need(ctx, regs_per_thread);
         if let Some(why) = never_fits(need, ctx.cfg) {
             return Err(SimError::launch(&ctx.kernel.name, why));

@@ -154,6 +154,18 @@ impl Sm {
 
     /// Processes one line request of the current global/local job.
     pub(crate) fn ldst_step(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
+        let before = self.ldst_stall;
+        self.ldst_try(now, ctx, mem);
+        if self.ldst_stall != before {
+            // Charge the cycles the previous stall held before it changes.
+            let after = std::mem::replace(&mut self.ldst_stall, before);
+            self.flush_account();
+            self.ldst_stall = after;
+        }
+    }
+
+    /// [`Sm::ldst_step`]'s work, setting `ldst_stall`.
+    fn ldst_try(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
         self.ldst_stall = LdStStall::None;
         let Some(job) = self.ldst_job.as_mut() else {
             return;
