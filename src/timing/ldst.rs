@@ -24,6 +24,9 @@ use crate::timing::coalescer::{bank_conflict_degree, coalesce};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, LdStStall, Mshr, Sm, SmEvent};
 
+/// `Sm::mshr_lines` of an MSHR not in use (no line address is this large).
+pub const NO_LINE: u64 = u64::MAX;
+
 /// Base of the address range local memory is mapped to for caching.
 pub const LOCAL_TIMING_BASE: u64 = 0xd000_0000_0000;
 
@@ -191,14 +194,18 @@ impl Sm {
                         SmEvent::RequestDone { id },
                     );
                     true
-                } else if let Some(m) = self.mshrs.iter_mut().find(|m| {
-                    m.used && m.line == r.line && (m.waiters.len() as u32) < cfg.l1d.mshr_merge
-                }) {
+                } else if let Some(m) = self
+                    .mshr_lines
+                    .iter()
+                    .zip(&mut self.mshrs)
+                    .find(|(l, m)| **l == r.line && (m.waiters.len() as u32) < cfg.l1d.mshr_merge)
+                    .map(|(_, m)| m)
+                {
                     st.accesses += 1;
                     st.mshr_merges += 1;
                     m.waiters.push(job.inflight);
                     true
-                } else if let Some(i) = self.mshrs.iter().position(|m| !m.used) {
+                } else if let Some(i) = self.mshr_lines.iter().position(|&l| l == NO_LINE) {
                     if mem.can_inject(self.id, now) {
                         st.accesses += 1;
                         st.misses += 1;
@@ -211,6 +218,7 @@ impl Sm {
                         };
                         m.waiters.clear();
                         m.waiters.push(job.inflight);
+                        self.mshr_lines[i] = r.line;
                         mem.inject(
                             now,
                             Packet {
@@ -296,6 +304,7 @@ impl Sm {
                 }
                 let waiters = std::mem::take(&mut self.mshrs[i].waiters);
                 self.mshrs[i].used = false;
+                self.mshr_lines[i] = NO_LINE;
                 for &id in &waiters {
                     self.request_done(id, ctx);
                 }

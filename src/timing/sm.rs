@@ -350,6 +350,9 @@ pub struct Sm {
     pub l1d: TagArray,
     /// MSHRs.
     pub mshrs: Vec<Mshr>,
+    /// The line of each MSHR in use (`ldst::NO_LINE` when free), dense so
+    /// a lookup scans a few cache lines.
+    pub mshr_lines: Vec<u64>,
     /// In-flight memory instructions (indexed by id).
     pub inflight: Vec<InflightMem>,
     /// I-cache tags.
@@ -386,9 +389,6 @@ pub struct Sm {
     pub state_counts: [u32; 10],
     /// Warps ready but not picked this cycle.
     pub ready_count: u32,
-    /// The SM must run again at this cycle (earlier if a reply or a CTA
-    /// arrives).
-    pub wake_at: u64,
     /// The cycle whose states were computed last (charged until the next
     /// run).
     pub last_run: u64,
@@ -474,6 +474,7 @@ impl Sm {
             spare_job: None,
             l1d: TagArray::new(cfg.l1d.sets, cfg.l1d.ways),
             mshrs: vec![Mshr::default(); cfg.l1d.mshrs.max(1) as usize],
+            mshr_lines: vec![crate::timing::ldst::NO_LINE; cfg.l1d.mshrs.max(1) as usize],
             inflight: Vec::new(),
             icache: TagArray::new(cfg.icache.sets, cfg.icache.ways),
             icache_pending: Vec::new(),
@@ -491,7 +492,6 @@ impl Sm {
             unaccounted: 0,
             state_counts: [0; 10],
             ready_count: 0,
-            wake_at: 0,
             last_run: 0,
             maybe_retire: false,
             live_slots: Vec::new(),
