@@ -3,7 +3,9 @@
 //! per item: a ring of one FIFO per cycle covering the next
 //! [`WINDOW`] cycles, a heap for items due later (moved into the ring as
 //! the window reaches them), and a list for items pushed already due
-//! (at or before the last cycle drained).
+//! (at or before the last cycle drained). The ring's FIFOs are linked
+//! lists through one arena whose free entries are reused first, so the
+//! queue's memory stays small and warm.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -13,12 +15,27 @@ pub const WINDOW: u64 = 64;
 const MASK: u64 = WINDOW - 1;
 const WORDS: usize = (WINDOW / 64) as usize;
 
+/// No arena entry.
+const NIL: u32 = u32::MAX;
+
+/// A FIFO of arena entries: first and last (`NIL` when empty).
+#[derive(Clone, Copy, Debug)]
+struct Fifo {
+    first: u32,
+    last: u32,
+}
+
 /// Items of type `T` due at cycles.
 #[derive(Clone, Debug)]
 pub struct EventQueue<T: Ord + Copy> {
     /// `ring[c & MASK]`: the items due at cycle `c`, for `c` in
     /// `cursor .. cursor + WINDOW`, in insertion order.
-    ring: Vec<VecDeque<T>>,
+    ring: [Fifo; WINDOW as usize],
+    /// Ring entries: an item and the next entry of its FIFO (or of the
+    /// free list).
+    arena: Vec<(T, u32)>,
+    /// Free arena entries, most recently freed first.
+    free: u32,
     /// Bit `i` set when `ring[i]` is not empty.
     occupied: [u64; WORDS],
     /// Every cycle before this one has been drained.
@@ -36,7 +53,12 @@ pub struct EventQueue<T: Ord + Copy> {
 impl<T: Ord + Copy> Default for EventQueue<T> {
     fn default() -> Self {
         EventQueue {
-            ring: (0..WINDOW).map(|_| VecDeque::new()).collect(),
+            ring: [Fifo {
+                first: NIL,
+                last: NIL,
+            }; WINDOW as usize],
+            arena: Vec::new(),
+            free: NIL,
             occupied: [0; WORDS],
             cursor: 0,
             far: BinaryHeap::new(),
@@ -71,9 +93,7 @@ impl<T: Ord + Copy> EventQueue<T> {
             let p = self.late.partition_point(|&(c, _)| c <= at);
             self.late.insert(p, (at, item));
         } else if at - self.cursor < WINDOW {
-            let i = (at & MASK) as usize;
-            self.ring[i].push_back(item);
-            self.occupied[i / 64] |= 1 << (i % 64);
+            self.ring_push((at & MASK) as usize, item);
         } else {
             self.far_seq += 1;
             self.far.push(Reverse((at, self.far_seq, item)));
@@ -104,10 +124,7 @@ impl<T: Ord + Copy> EventQueue<T> {
                 return None;
             }
             let i = (self.cursor & MASK) as usize;
-            if let Some(item) = self.ring[i].pop_front() {
-                if self.ring[i].is_empty() {
-                    self.occupied[i / 64] &= !(1 << (i % 64));
-                }
+            if let Some(item) = self.ring_pop(i) {
                 self.len -= 1;
                 return Some((self.cursor, item));
             }
@@ -152,10 +169,47 @@ impl<T: Ord + Copy> EventQueue<T> {
                 break;
             }
             self.far.pop();
-            let i = (c & MASK) as usize;
-            self.ring[i].push_back(item);
-            self.occupied[i / 64] |= 1 << (i % 64);
+            self.ring_push((c & MASK) as usize, item);
         }
+    }
+
+    /// Appends `item` to the FIFO of ring slot `i`.
+    fn ring_push(&mut self, i: usize, item: T) {
+        let e = if self.free != NIL {
+            let e = self.free;
+            self.free = self.arena[e as usize].1;
+            self.arena[e as usize] = (item, NIL);
+            e
+        } else {
+            self.arena.push((item, NIL));
+            (self.arena.len() - 1) as u32
+        };
+        let f = &mut self.ring[i];
+        if f.last == NIL {
+            f.first = e;
+            self.occupied[i / 64] |= 1 << (i % 64);
+        } else {
+            self.arena[f.last as usize].1 = e;
+        }
+        f.last = e;
+    }
+
+    /// Removes the oldest item of ring slot `i`.
+    fn ring_pop(&mut self, i: usize) -> Option<T> {
+        let f = &mut self.ring[i];
+        if f.first == NIL {
+            return None;
+        }
+        let e = f.first;
+        let (item, next) = self.arena[e as usize];
+        f.first = next;
+        if next == NIL {
+            f.last = NIL;
+            self.occupied[i / 64] &= !(1 << (i % 64));
+        }
+        self.arena[e as usize].1 = self.free;
+        self.free = e;
+        Some(item)
     }
 }
 

@@ -33,6 +33,11 @@ pub struct Gpu {
     atomics: Vec<Packet>,
     replies: Vec<Packet>,
     per_sm: Vec<Vec<Packet>>,
+    /// Per SM: it must run again at this cycle (earlier if a reply or a
+    /// CTA arrives). Dense, so the cycle loop need not visit sleeping SMs.
+    wake: Vec<u64>,
+    /// Scratch: the SMs that ran this cycle.
+    ran: Vec<usize>,
 }
 
 impl Gpu {
@@ -100,11 +105,28 @@ impl Gpu {
             atomics: Vec::new(),
             replies: Vec::new(),
             per_sm: vec![Vec::new(); cfg.core.num_sms.max(1) as usize],
+            wake: vec![0; cfg.core.num_sms.max(1) as usize],
+            ran: Vec::new(),
         })
     }
 
     /// Runs one launch to completion.
     pub fn run_launch(
+        &mut self,
+        ctx: &LaunchCtx<'_>,
+        regs_per_thread: u32,
+        global: &mut GlobalMemory,
+    ) -> Result<(), SimError> {
+        let r = self.run_cycles(ctx, regs_per_thread, global);
+        // Every SM's counters complete, however the launch ended.
+        for sm in &mut self.sms {
+            sm.flush_account();
+        }
+        r
+    }
+
+    /// [`Gpu::run_launch`]'s cycle loop.
+    fn run_cycles(
         &mut self,
         ctx: &LaunchCtx<'_>,
         regs_per_thread: u32,
@@ -142,8 +164,8 @@ impl Gpu {
         let start = self.now;
         let insts_before: u64 = self.sms.iter().map(|s| s.stats.warp_insts).sum();
         let skip = self.cfg.sim.idle_skip;
-        for sm in &mut self.sms {
-            sm.wake_at = start;
+        for (sm, wake) in self.sms.iter_mut().zip(&mut self.wake) {
+            *wake = start;
             sm.last_run = start;
             sm.progressed = false;
         }
@@ -157,9 +179,6 @@ impl Gpu {
             for a in &self.atomics {
                 self.sms[a.sm as usize].perform_global_atomic(a.tag, global);
             }
-            for v in &mut self.per_sm {
-                v.clear();
-            }
             for r in &self.replies {
                 self.per_sm[r.sm as usize].push(*r);
             }
@@ -170,9 +189,10 @@ impl Gpu {
             // A sleeping SM that gets replies absorbs them (cache fills,
             // MSHRs, partial completions) and keeps sleeping unless one
             // of them can let a stage proceed.
+            self.ran.clear();
             for (i, sm) in self.sms.iter_mut().enumerate() {
                 let mut replies = &self.per_sm[i][..];
-                if skip && now < sm.wake_at {
+                if skip && now < self.wake[i] {
                     if replies.is_empty() {
                         continue;
                     }
@@ -190,14 +210,18 @@ impl Gpu {
                 sm.active = false;
                 sm.cycle(now, ctx, &mut self.mem, global, replies)?;
                 sm.retire_ctas(now, launch_index);
-            }
-            if ctas.assign(self.cta_policy.as_mut(), &mut self.sms, ctx, now) {
-                last_progress = now;
-            }
-            for sm in &mut self.sms {
+                // Only a running SM can make progress.
                 if std::mem::take(&mut sm.progressed) {
                     last_progress = now;
                 }
+                self.ran.push(i);
+            }
+            for r in &self.replies {
+                self.per_sm[r.sm as usize].clear();
+            }
+            let assigned = ctas.assign(self.cta_policy.as_mut(), &mut self.sms, ctx, now);
+            if assigned {
+                last_progress = now;
             }
             if now - last_progress > ctx.cfg.sim.progress_window {
                 let resident: u64 = self.sms.iter().map(|s| u64::from(s.used[4])).sum();
@@ -209,16 +233,26 @@ impl Gpu {
                 };
                 return Err(e);
             }
-            let mut next = if mem_active { now + 1 } else { u64::MAX };
-            for sm in &mut self.sms {
-                if sm.last_run == now || sm.active {
-                    sm.wake_at = if sm.active || !skip {
-                        now + 1
-                    } else {
-                        sm.next_event(now).unwrap_or(u64::MAX)
-                    };
+            // New wake-up cycles for the SMs that ran, and for those that
+            // received a CTA (only those changed).
+            for &i in &self.ran {
+                let sm = &self.sms[i];
+                self.wake[i] = if sm.active || !skip {
+                    now + 1
+                } else {
+                    sm.next_event(now).unwrap_or(u64::MAX)
+                };
+            }
+            if assigned {
+                for (sm, wake) in self.sms.iter().zip(&mut self.wake) {
+                    if sm.active {
+                        *wake = now + 1;
+                    }
                 }
-                next = next.min(sm.wake_at);
+            }
+            let mut next = if mem_active { now + 1 } else { u64::MAX };
+            for &w in &self.wake {
+                next = next.min(w);
             }
             if ctas.exhausted() && self.sms.iter().all(Sm::empty) {
                 self.now += 1;

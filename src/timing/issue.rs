@@ -11,7 +11,7 @@
 
 use crate::func::exec::{ExecCtx, LaunchEnv, exec_into};
 use crate::func::{GlobalMemory, SimError};
-use crate::ir::{Opcode, Operand};
+use crate::ir::Operand;
 use crate::sched::{IssuePolicy, Issued, SchedView};
 use crate::timing::sm::{IssueRecord, LaunchCtx, Sm, SmEvent, WarpSlot};
 use crate::timing::stats::Stall;
@@ -94,6 +94,8 @@ impl Sm {
         ctx: &LaunchCtx<'_>,
         global: &mut GlobalMemory,
     ) -> Result<(), SimError> {
+        // The states are about to change: charge the cycles they held.
+        self.flush_account();
         if self.incremental {
             self.issue_incremental(now, ctx, global)
         } else {
@@ -503,8 +505,8 @@ impl Sm {
         let cta = self.ctas[c].as_mut().expect("live warp has a CTA");
         let fw = &mut cta.warps[index];
         debug_assert_eq!(fw.pc(), Some(head.pc));
-        let inst = &ctx.kernel.insts[head.pc as usize];
-        let sleep = if inst.op == Opcode::Nanosleep {
+        let sleep = if ctx.table[head.pc as usize].nanosleep {
+            let inst = &ctx.kernel.insts[head.pc as usize];
             let lane = fw.stack.active().trailing_zeros().min(fw.lanes - 1);
             match inst.src[0] {
                 Operand::Imm(v) => v,

@@ -25,6 +25,9 @@ use crate::timing::coalescer::{bank_conflict_degree, coalesce};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, LdStJob, LdStStall, Mshr, Sm, SmEvent};
 
+/// `Sm::mshr_lines` of an MSHR not in use (no line address is this large).
+pub const NO_LINE: u64 = u64::MAX;
+
 /// Base of the address range local memory is mapped to for caching.
 pub const LOCAL_TIMING_BASE: u64 = 0xd000_0000_0000;
 
@@ -179,6 +182,18 @@ impl Sm {
 
     /// Processes one line request of the current global/local job.
     pub(crate) fn ldst_step(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
+        let before = self.ldst_stall;
+        self.ldst_try(now, ctx, mem);
+        if self.ldst_stall != before {
+            // Charge the cycles the previous stall held before it changes.
+            let after = std::mem::replace(&mut self.ldst_stall, before);
+            self.flush_account();
+            self.ldst_stall = after;
+        }
+    }
+
+    /// [`Sm::ldst_step`]'s work, setting `ldst_stall`.
+    fn ldst_try(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
         self.ldst_stall = LdStStall::None;
         let Some(job) = self.ldst_job.as_mut() else {
             return;
@@ -206,15 +221,19 @@ impl Sm {
                         SmEvent::RequestDone { id },
                     );
                     true
-                } else if let Some(m) = self.mshrs.iter_mut().find(|m| {
-                    m.used && m.line == r.line && (m.waiters.len() as u32) < cfg.l1d.mshr_merge
-                }) {
+                } else if let Some(m) = self
+                    .mshr_lines
+                    .iter()
+                    .zip(&mut self.mshrs)
+                    .find(|(l, m)| **l == r.line && (m.waiters.len() as u32) < cfg.l1d.mshr_merge)
+                    .map(|(_, m)| m)
+                {
                     st.accesses += 1;
                     st.mshr_merges += 1;
                     job.outcomes[if m.owner == dyn_id { 0 } else { 1 }] += 1;
                     m.waiters.push(job.inflight);
                     true
-                } else if let Some(i) = self.mshrs.iter().position(|m| !m.used) {
+                } else if let Some(i) = self.mshr_lines.iter().position(|&l| l == NO_LINE) {
                     if mem.can_inject(self.id, now) {
                         st.accesses += 1;
                         st.misses += 1;
@@ -232,6 +251,7 @@ impl Sm {
                         };
                         m.waiters.clear();
                         m.waiters.push(job.inflight);
+                        self.mshr_lines[i] = r.line;
                         mem.inject(
                             now,
                             Packet {
@@ -329,6 +349,7 @@ impl Sm {
                 }
                 let waiters = std::mem::take(&mut self.mshrs[i].waiters);
                 self.mshrs[i].used = false;
+                self.mshr_lines[i] = NO_LINE;
                 for &id in &waiters {
                     self.request_done(id, ctx);
                 }

@@ -154,6 +154,9 @@ pub struct MemSys {
     dram_queue: usize,
     slices_per_channel: u32,
     sm_ports: Vec<Port>,
+    /// Per SM port: the start cycle of its oldest packet not yet started
+    /// (`u64::MAX` if none), dense for `next_event`.
+    port_next_start: Vec<u64>,
     /// Packets in flight to the slices, by arrival cycle.
     to_l2: EventQueue<Packet>,
     /// Replies in flight to the SMs, by arrival cycle.
@@ -189,6 +192,7 @@ impl MemSys {
             dram_queue: cfg.dram.queue.max(1) as usize,
             slices_per_channel: (slices / channels).max(1),
             sm_ports: vec![Port::default(); cfg.core.num_sms.max(1) as usize],
+            port_next_start: vec![u64::MAX; cfg.core.num_sms.max(1) as usize],
             to_l2: EventQueue::new(),
             to_sm: EventQueue::new(),
             lookup_due: vec![u64::MAX; slices as usize],
@@ -222,7 +226,10 @@ impl MemSys {
     /// than `icnt.queue` packets waiting to start).
     pub fn can_inject(&mut self, sm: u32, now: u64) -> bool {
         let q = self.queue;
-        self.sm_ports[sm as usize].waiting(now) < q
+        let p = &mut self.sm_ports[sm as usize];
+        let waiting = p.waiting(now);
+        self.port_next_start[sm as usize] = p.starts.front().copied().unwrap_or(u64::MAX);
+        waiting < q
     }
 
     /// Sends `p` from its SM at `now`.
@@ -230,7 +237,9 @@ impl MemSys {
         let cycles = self.packet_cycles(p.req_bytes);
         self.stats.icnt_requests += 1;
         self.stats.icnt_flits += self.flits(p.req_bytes);
-        let left = self.sm_ports[p.sm as usize].send(now, cycles);
+        let port = &mut self.sm_ports[p.sm as usize];
+        let left = port.send(now, cycles);
+        self.port_next_start[p.sm as usize] = port.starts.front().copied().unwrap_or(u64::MAX);
         self.next_due = self.next_due.min(left + self.icnt_latency);
         self.to_l2.push(left + self.icnt_latency, p);
     }
@@ -451,8 +460,8 @@ impl MemSys {
                 at(done);
             }
         }
-        for p in &self.sm_ports {
-            if let Some(&s) = p.starts.front() {
+        for &s in &self.port_next_start {
+            if s != u64::MAX {
                 at(s);
             }
         }

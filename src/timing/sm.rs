@@ -72,6 +72,57 @@ pub struct IbufEntry {
     pub ready: u64,
 }
 
+/// A warp's I-buffer: fetched instructions, oldest first. The oldest (the
+/// one the issue stage looks at) is kept inline.
+#[derive(Clone, Debug, Default)]
+pub struct IBuffer {
+    /// The oldest entry.
+    head: Option<IbufEntry>,
+    /// The others, oldest first.
+    rest: std::collections::VecDeque<IbufEntry>,
+}
+
+impl IBuffer {
+    /// The oldest entry.
+    #[inline]
+    pub fn front(&self) -> Option<&IbufEntry> {
+        self.head.as_ref()
+    }
+
+    /// Removes and returns the oldest entry.
+    pub fn pop_front(&mut self) -> Option<IbufEntry> {
+        let h = self.head.take();
+        self.head = self.rest.pop_front();
+        h
+    }
+
+    /// Appends `e` as the newest entry.
+    pub fn push_back(&mut self, e: IbufEntry) {
+        if self.head.is_none() {
+            self.head = Some(e);
+        } else {
+            self.rest.push_back(e);
+        }
+    }
+
+    /// Empties the buffer.
+    pub fn clear(&mut self) {
+        self.head = None;
+        self.rest.clear();
+    }
+
+    /// True when empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.head.is_none()
+    }
+
+    /// Entries held.
+    pub fn len(&self) -> usize {
+        usize::from(self.head.is_some()) + self.rest.len()
+    }
+}
+
 /// Timing state of one warp slot.
 #[derive(Clone, Debug, Default)]
 pub struct WarpSlot {
@@ -84,7 +135,7 @@ pub struct WarpSlot {
     /// SM-unique dynamic warp id (cache-line owners, victim tags).
     pub dyn_id: u32,
     /// Fetched instructions, oldest first.
-    pub ibuf: std::collections::VecDeque<IbufEntry>,
+    pub ibuf: IBuffer,
     /// Next PC to fetch.
     pub fetch_pc: u32,
     /// A fetched control instruction has not issued yet.
@@ -311,6 +362,9 @@ pub struct Sm {
     pub l1d: TagArray,
     /// MSHRs.
     pub mshrs: Vec<Mshr>,
+    /// The line of each MSHR in use (`ldst::NO_LINE` when free), dense so
+    /// a lookup scans a few cache lines.
+    pub mshr_lines: Vec<u64>,
     /// In-flight memory instructions (indexed by id).
     pub inflight: Vec<InflightMem>,
     /// I-cache tags.
@@ -340,13 +394,13 @@ pub struct Sm {
     pub issue_log: Option<Vec<IssueRecord>>,
     /// The LD/ST unit's stall this cycle.
     pub ldst_stall: LdStStall,
+    /// Cycles to charge to the current states, not yet added to `stats`
+    /// (see [`Sm::account`]).
+    pub unaccounted: u64,
     /// Warps per state this cycle (index: position in [`Stall::ALL`]).
     pub state_counts: [u32; 10],
     /// Warps ready but not picked this cycle.
     pub ready_count: u32,
-    /// The SM must run again at this cycle (earlier if a reply or a CTA
-    /// arrives).
-    pub wake_at: u64,
     /// The cycle whose states were computed last (charged until the next
     /// run).
     pub last_run: u64,
@@ -437,6 +491,7 @@ impl Sm {
             spare_job: None,
             l1d: TagArray::new(cfg.l1d.sets, cfg.l1d.ways),
             mshrs: vec![Mshr::default(); cfg.l1d.mshrs.max(1) as usize],
+            mshr_lines: vec![crate::timing::ldst::NO_LINE; cfg.l1d.mshrs.max(1) as usize],
             inflight: Vec::new(),
             icache: TagArray::new(cfg.icache.sets, cfg.icache.ways),
             icache_pending: Vec::new(),
@@ -451,9 +506,9 @@ impl Sm {
             dyn_buf: DynInst::blank(),
             issue_log: None,
             ldst_stall: LdStStall::None,
+            unaccounted: 0,
             state_counts: [0; 10],
             ready_count: 0,
-            wake_at: 0,
             last_run: 0,
             maybe_retire: false,
             live_slots: Vec::new(),
@@ -757,8 +812,17 @@ impl Sm {
     }
 
     /// Charges this cycle's states `cycles` times (1, or the length of an
-    /// idle stretch being skipped).
+    /// idle stretch being skipped). The charge is made by
+    /// [`Sm::flush_account`], before the states next change (or at the
+    /// end of the launch): an SM whose states stay the same does not touch
+    /// its counters.
     pub fn account(&mut self, cycles: u64) {
+        self.unaccounted += cycles;
+    }
+
+    /// Charges the cycles [`Sm::account`] collected to the current states.
+    pub fn flush_account(&mut self) {
+        let cycles = std::mem::take(&mut self.unaccounted);
         if cycles == 0 {
             return;
         }

@@ -6,6 +6,7 @@ use crate::config::GpuConfig;
 use crate::func::OpClass;
 use crate::func::layout::KernelInfo;
 use crate::ir::{Kernel, Opcode, RegRef, Space};
+use crate::timing::scoreboard::RegMask;
 
 /// The execution resources an instruction is dispatched to (DESIGN §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,10 +38,12 @@ pub struct TimingInst {
     /// Cycles the unit is busy before accepting the next instruction.
     pub initiation: u32,
     /// Scoreboard ids it reads or writes (registers first, then
-    /// predicates after `regs`), as `(word, bit mask)` pairs.
-    pub hazards: Vec<(u32, u64)>,
+    /// predicates after `regs`).
+    pub hazards: RegMask,
     /// Scoreboard ids it writes.
-    pub writes: Vec<u32>,
+    pub writes: RegMask,
+    /// A `nanosleep` (the warp sleeps after issuing it).
+    pub nanosleep: bool,
     /// A load, atomic or wait on global or local memory (long latency:
     /// `two-level` demotes the warp; the stall is a memory stall).
     pub long_mem: bool,
@@ -95,16 +98,8 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                 RegRef::Reg(r) => r.0,
                 RegRef::Pred(p) => nregs + p.0,
             };
-            let mut hazards: Vec<(u32, u64)> = Vec::new();
-            for r in info.reads[i].iter().chain(info.writes[i].iter()) {
-                let x = id(r);
-                let (w, b) = (x / 64, 1u64 << (x % 64));
-                match hazards.iter_mut().find(|h| h.0 == w) {
-                    Some(h) => h.1 |= b,
-                    None => hazards.push((w, b)),
-                }
-            }
-            let writes = info.writes[i].iter().map(id).collect();
+            let hazards = RegMask::of(info.reads[i].iter().chain(info.writes[i].iter()).map(id));
+            let writes = RegMask::of(info.writes[i].iter().map(id));
             let space = inst.mods.space;
             let long_mem = class == OpClass::Mem
                 && matches!(inst.op, Opcode::Ld | Opcode::Atom | Opcode::Wait)
@@ -122,6 +117,7 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                 l1d_load,
                 space,
                 control: class == OpClass::Control,
+                nanosleep: inst.op == Opcode::Nanosleep,
             }
         })
         .collect()
