@@ -2139,32 +2139,20 @@ fn load_fused32(
             None => return false,
         },
     };
-    // Every lane's access must lie inside `mem` (the reads below are
-    // then known to succeed) and be aligned, as for stores.
-    let Some(lim) = (mem.len() as u64).checked_sub(size as u64) else {
-        return false;
-    };
     let addrs: &mut [u64; W32] = (&mut w.addrs[..W32]).try_into().expect("addrs");
-    let mut any = 0u64;
-    let mut bad = false;
-    each_lane(m, |l| {
-        let a = regs[l].wrapping_add(offset);
-        addrs[l] = a;
-        any |= a;
-        bad |= a.wrapping_sub(mbase) > lim;
-    });
-    if bad || any & (size as u64 - 1) != 0 {
-        return false;
-    }
     let mut vals = [0u64; W32];
+    let mut any = 0u64;
+    let mut ok = true;
     macro_rules! gather {
         ($n:literal) => {
             each_lane(m, |l| {
-                let o = addrs[l].wrapping_sub(mbase) as usize;
-                let b: [u8; $n] = mem[o..o + $n].try_into().expect("checked above");
-                let mut x = [0u8; 8];
-                x[..$n].copy_from_slice(&b);
-                vals[l] = u64::from_le_bytes(x);
+                let a = regs[l].wrapping_add(offset);
+                addrs[l] = a;
+                any |= a;
+                match slice_read_n::<$n>(mem, a.wrapping_sub(mbase)) {
+                    Some(v) => vals[l] = v,
+                    None => ok = false,
+                }
             })
         };
     }
@@ -2174,6 +2162,9 @@ fn load_fused32(
         2 => gather!(2),
         1 => gather!(1),
         _ => return false,
+    }
+    if !ok || any & (size as u64 - 1) != 0 {
+        return false;
     }
     store_n(w, d, m, t, &vals);
     true
