@@ -836,8 +836,16 @@ fn lane_count(m: u64) -> u64 {
     if m == mask_bits(W32 as u32) {
         W32 as u64
     } else {
-        u64::from(m.count_ones())
+        partial_lane_count(m)
     }
+}
+
+/// [`lane_count`] of a partial mask: out of line, so the compiler does not
+/// compute the software popcount for every instruction and select.
+#[cold]
+#[inline(never)]
+fn partial_lane_count(m: u64) -> u64 {
+    u64::from(m.count_ones())
 }
 
 /// The functional driver's turn of one warp (no trace): the same as up to

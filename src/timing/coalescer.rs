@@ -168,7 +168,8 @@ mod tests {
         // general count), both against distinct words per bank counted
         // by brute force.
         let full = u64::from(u32::MAX);
-        let patterns: [(u32, fn(usize) -> u64); 6] = [
+        type Lanes = fn(usize) -> u64;
+        let patterns: [(u32, Lanes); 6] = [
             (4, |l| 4 * l as u64),
             (4, |_| 64),
             (8, |l| 8 * l as u64),
@@ -180,13 +181,15 @@ mod tests {
             for mask in [full, 0x5555_5555, 1, 0x8000_0001, 0] {
                 let d = bank_conflict_degree(mask, size, 32, 4, f);
                 // Recount by brute force: distinct words per bank.
-                let mut per_bank: std::collections::BTreeMap<u64, std::collections::BTreeSet<u64>> =
-                    Default::default();
+                let mut per_bank = std::collections::BTreeMap::<u64, Vec<u64>>::new();
                 for l in 0..32 {
                     if mask >> l & 1 == 1 {
                         let a = f(l);
                         for w in a / 4..=(a + u64::from(size) - 1) / 4 {
-                            per_bank.entry(w % 32).or_default().insert(w);
+                            let words = per_bank.entry(w % 32).or_default();
+                            if !words.contains(&w) {
+                                words.push(w);
+                            }
                         }
                     }
                 }

@@ -10,10 +10,9 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-/// Cycles the ring covers (a power of two).
+/// Cycles the ring covers (one bit each in a `u64`).
 pub const WINDOW: u64 = 64;
 const MASK: u64 = WINDOW - 1;
-const WORDS: usize = (WINDOW / 64) as usize;
 
 /// No arena entry.
 const NIL: u32 = u32::MAX;
@@ -37,7 +36,7 @@ pub struct EventQueue<T: Ord + Copy> {
     /// Free arena entries, most recently freed first.
     free: u32,
     /// Bit `i` set when `ring[i]` is not empty.
-    occupied: [u64; WORDS],
+    occupied: u64,
     /// Every cycle before this one has been drained.
     cursor: u64,
     /// Items due at `cursor + WINDOW` or later: (cycle, sequence, item).
@@ -59,7 +58,7 @@ impl<T: Ord + Copy> Default for EventQueue<T> {
             }; WINDOW as usize],
             arena: Vec::new(),
             free: NIL,
-            occupied: [0; WORDS],
+            occupied: 0,
             cursor: 0,
             far: BinaryHeap::new(),
             far_seq: 0,
@@ -140,23 +139,10 @@ impl<T: Ord + Copy> EventQueue<T> {
 
     /// The earliest cycle with items in the ring.
     fn first_in_ring(&self) -> Option<u64> {
-        let start = (self.cursor & MASK) as usize;
-        // Words from the cursor's, wrapping around once (the cursor's own
-        // word again for the bits below it).
-        for k in 0..=WORDS {
-            let wi = (start / 64 + k) % WORDS;
-            let mut bits = self.occupied[wi];
-            if k == 0 {
-                bits &= u64::MAX << (start % 64);
-            } else if k == WORDS {
-                bits &= !(u64::MAX << (start % 64));
-            }
-            if bits != 0 {
-                let i = (wi * 64 + bits.trailing_zeros() as usize) as u64;
-                return Some(self.cursor + ((i.wrapping_sub(self.cursor)) & MASK));
-            }
-        }
-        None
+        // Slot `cursor & MASK` rotated to bit 0: the lowest set bit is the
+        // distance to the first occupied cycle.
+        let bits = self.occupied.rotate_right((self.cursor & MASK) as u32);
+        (bits != 0).then(|| self.cursor + u64::from(bits.trailing_zeros()))
     }
 
     /// Moves the cursor to `to` (no ring item is due before it) and moves
@@ -187,7 +173,7 @@ impl<T: Ord + Copy> EventQueue<T> {
         let f = &mut self.ring[i];
         if f.last == NIL {
             f.first = e;
-            self.occupied[i / 64] |= 1 << (i % 64);
+            self.occupied |= 1 << i;
         } else {
             self.arena[f.last as usize].1 = e;
         }
@@ -205,7 +191,7 @@ impl<T: Ord + Copy> EventQueue<T> {
         f.first = next;
         if next == NIL {
             f.last = NIL;
-            self.occupied[i / 64] &= !(1 << (i % 64));
+            self.occupied &= !(1 << i);
         }
         self.arena[e as usize].1 = self.free;
         self.free = e;
