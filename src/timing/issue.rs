@@ -197,6 +197,39 @@ impl Sm {
         Ok(())
     }
 
+    /// Computes `slot`'s unit-independent reason afresh and caches it with
+    /// the cycle it expires and the unit its head instruction needs:
+    /// (reason, unit, expiry).
+    fn refresh_local_reason(
+        &mut self,
+        slot: u32,
+        s: usize,
+        now: u64,
+        ctx: &LaunchCtx<'_>,
+    ) -> (Stall, Unit, u64) {
+        let si = slot as usize;
+        let w = &self.warps[si];
+        let (ages, slots) = &self.sched_warps[s];
+        let view = SchedView {
+            now,
+            warps: ages,
+            by_slot: slots,
+            info: &self.views,
+        };
+        let local = local_reason(w, slot, now, ctx, self.policies[s].as_ref(), &view);
+        let until = reason_until(w, local, now);
+        let unit = if local == Stall::Issued {
+            head_unit(w, ctx)
+        } else {
+            Unit::Sp
+        };
+        let is = &mut self.issue_slots[si];
+        is.reason = Some(local);
+        is.until = until;
+        is.unit = unit;
+        (local, unit, until)
+    }
+
     /// What `slot` is charged from its (cached) local reason: that reason,
     /// or its unit group when only the unit is left to check. Caches the
     /// reason and arranges its re-evaluation when it expires.
@@ -206,26 +239,8 @@ impl Sm {
         let (local, unit) = match is.reason {
             Some(local) if now < is.until => (local, is.unit),
             _ => {
-                let s = is.scheduler as usize;
-                let w = &self.warps[si];
-                let (ages, slots) = &self.sched_warps[s];
-                let view = SchedView {
-                    now,
-                    warps: ages,
-                    by_slot: slots,
-                    info: &self.views,
-                };
-                let local = local_reason(w, slot, now, ctx, self.policies[s].as_ref(), &view);
-                let until = reason_until(w, local, now);
-                let unit = if local == Stall::Issued {
-                    head_unit(w, ctx)
-                } else {
-                    Unit::Sp
-                };
-                let is = &mut self.issue_slots[si];
-                is.reason = Some(local);
-                is.until = until;
-                is.unit = unit;
+                let (local, unit, until) =
+                    self.refresh_local_reason(slot, is.scheduler as usize, now, ctx);
                 self.wake_at_cycle(slot, until);
                 (local, unit)
             }
@@ -458,25 +473,7 @@ impl Sm {
         if self.throttles[s] {
             return self.fresh_reason(slot, s, now, ctx);
         }
-        let w = &self.warps[si];
-        let (ages, slots) = &self.sched_warps[s];
-        let view = SchedView {
-            now,
-            warps: ages,
-            by_slot: slots,
-            info: &self.views,
-        };
-        let local = local_reason(w, slot, now, ctx, self.policies[s].as_ref(), &view);
-        let until = reason_until(w, local, now);
-        let unit = if local == Stall::Issued {
-            head_unit(w, ctx)
-        } else {
-            Unit::Sp
-        };
-        let is = &mut self.issue_slots[si];
-        is.reason = Some(local);
-        is.until = until;
-        is.unit = unit;
+        let (local, unit, _) = self.refresh_local_reason(slot, s, now, ctx);
         match local {
             Stall::Issued if self.unit_busy(unit, now) => Stall::Structural,
             r => r,
