@@ -88,7 +88,7 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         launch: Option<PathBuf>,
         /// Override a workload argument (repeatable), e.g. `--arg rows=4096`.
-        #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        #[arg(long = "arg", visible_alias = "args", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         args: Vec<(String, String)>,
     },
     /// Record a DAWS load classification table (`daws-profiled`'s input)
@@ -116,7 +116,7 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         launch: Option<PathBuf>,
         /// Override a workload argument (repeatable), e.g. `--arg seed=2`.
-        #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        #[arg(long = "arg", visible_alias = "args", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         args: Vec<(String, String)>,
     },
     /// Print the dynamic instruction stream of one warp (or all warps):
@@ -140,7 +140,7 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         launch: Option<PathBuf>,
         /// Override a workload argument (repeatable).
-        #[arg(long = "arg", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        #[arg(long = "arg", visible_alias = "args", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         args: Vec<(String, String)>,
     },
     /// Run golden fixtures (`fixtures/**/*.toml`) and rewrite the cycle

@@ -216,7 +216,7 @@ fn the_cli_records_and_uses_a_profile() {
     let (code, stdout, err) = gpusim(&[
         "profile",
         "kernels/spmv_scalar.ptx",
-        "--arg",
+        "--args",
         "seed=2",
         "-o",
         o,
