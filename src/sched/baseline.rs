@@ -90,6 +90,12 @@ impl IssuePolicy for Gto {
     fn orders_every_warp(&self) -> bool {
         true
     }
+    fn first_in_order(&self, view: &SchedView<'_>) -> Option<Option<u32>> {
+        Some(match self.last {
+            Some(l) if view.by_slot.binary_search(&l).is_ok() => Some(l),
+            _ => view.warps.first().copied(),
+        })
+    }
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
         // `greedy_then` with the oldest-first rest: two copies around it.
         match self.last {
@@ -170,6 +176,9 @@ pub struct Oldest;
 impl IssuePolicy for Oldest {
     fn orders_every_warp(&self) -> bool {
         true
+    }
+    fn first_in_order(&self, view: &SchedView<'_>) -> Option<Option<u32>> {
+        Some(view.warps.first().copied())
     }
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
         out.extend_from_slice(view.warps);

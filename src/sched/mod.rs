@@ -119,10 +119,16 @@ pub trait IssuePolicy {
         false
     }
     /// True if [`IssuePolicy::order`] always lists every warp of the
-    /// scheduler (the issue stage may then track warp states
-    /// incrementally instead of visiting every warp every cycle).
+    /// scheduler and changes nothing in the policy (the issue stage may
+    /// then track warp states incrementally instead of visiting every warp
+    /// every cycle, and skip `order` when no warp can issue).
     fn orders_every_warp(&self) -> bool {
         false
+    }
+    /// The first warp [`IssuePolicy::order`] would list now, when the
+    /// policy can tell without building the order (`None`: it cannot).
+    fn first_in_order(&self, _view: &SchedView<'_>) -> Option<Option<u32>> {
+        None
     }
     /// May `slot` issue `next` now? (Throttling policies say no.)
     fn can_issue(&self, _slot: u32, _view: &SchedView<'_>, _next: &TimingInst) -> bool {

@@ -137,6 +137,8 @@ impl Sm {
         let width = ctx.cfg.core.issue_width.max(1);
         let mut order = std::mem::take(&mut self.order_buf);
         for s in 0..self.sched_warps.len() {
+            // Units free now, one bit each (an issue may take one).
+            let mut free = self.free_units(now);
             order.clear();
             {
                 let (ages, slots) = &self.sched_warps[s];
@@ -146,16 +148,24 @@ impl Sm {
                     by_slot: slots,
                     info: &self.views,
                 };
-                self.policies[s].order(&view, &mut order);
+                // No warp can issue (none is blocked only by a free unit):
+                // the scheduler's state is its first warp's, if the policy
+                // can name it without ordering them all.
+                let issuable =
+                    (0..UNITS).any(|u| free >> u & 1 == 1 && self.groups[s * UNITS + u].count > 0);
+                match self.policies[s].first_in_order(&view) {
+                    Some(first) if !issuable => order.extend(first),
+                    _ => {
+                        self.policies[s].order(&view, &mut order);
+                        debug_assert_eq!(order.len(), ages.len());
+                    }
+                }
             }
-            debug_assert_eq!(order.len(), self.sched_warps[s].0.len());
             // Incremental issue only runs with policies that throttle
             // nobody: core activity is issue or no warp ready.
             self.sched_activity[s] = 1;
             let mut issued = 0;
             let mut first: Option<Stall> = None;
-            // Units free now, one bit each (an issue may take one).
-            let mut free = self.free_units(now);
             for &slot in &order {
                 let code = self.charge_codes[slot as usize];
                 let r = if code < GROUP {

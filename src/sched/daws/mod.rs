@@ -375,6 +375,13 @@ impl IssuePolicy for Daws {
         // Recording only watches: the wrapped policy's order is the order.
         !self.throttles && self.inner.orders_every_warp()
     }
+    fn first_in_order(&self, view: &SchedView<'_>) -> Option<Option<u32>> {
+        if self.throttles {
+            None
+        } else {
+            self.inner.first_in_order(view)
+        }
+    }
     fn can_issue(&self, slot: u32, view: &SchedView<'_>, next: &TimingInst) -> bool {
         if !self.throttles {
             return self.inner.can_issue(slot, view, next);
