@@ -118,10 +118,10 @@ impl TagArray {
         let victim = match set.iter().position(|w| w.line == INVALID) {
             Some(i) => i,
             None => {
-                let mut best = 0;
-                for (i, w) in set.iter().enumerate() {
-                    if w.stamp < set[best].stamp {
-                        best = i;
+                let (mut best, mut oldest) = (0, set[0].stamp);
+                for (i, w) in set.iter().enumerate().skip(1) {
+                    if w.stamp < oldest {
+                        (best, oldest) = (i, w.stamp);
                     }
                 }
                 best

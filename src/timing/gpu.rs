@@ -263,7 +263,11 @@ impl Gpu {
                 self.mem.account(1);
                 break;
             }
-            if !mem_active && let Some(t) = self.mem.next_event(now) {
+            // `cycle` just computed it (or nothing was due before it). It
+            // leaves out when queued packets start leaving an SM port
+            // (`next_event` has them): nothing happens then, an SM that
+            // waits for its port retries every cycle anyway.
+            if !mem_active && let Some(t) = self.mem.next_due() {
                 next = next.min(t);
             }
             if next == u64::MAX {

@@ -286,7 +286,14 @@ impl MemSys {
             return false;
         }
         let active = self.step(now, atomics, replies);
-        self.next_due = self.next_event(now).unwrap_or(u64::MAX);
+        // After an active cycle the GPU comes back next cycle anyway: look
+        // then (a step with nothing due does nothing) instead of searching
+        // for the next due item now.
+        self.next_due = if active {
+            now + 1
+        } else {
+            self.next_event(now).unwrap_or(u64::MAX)
+        };
         active
     }
 
@@ -431,6 +438,13 @@ impl MemSys {
     /// Adds this cycle's stall counts `cycles` times (idle skipping).
     pub fn account(&mut self, cycles: u64) {
         self.stats.dram_full += self.blocked_now * cycles;
+    }
+
+    /// The earliest cycle after the last [`MemSys::cycle`] at which
+    /// something can happen (what [`MemSys::next_event`] gave then, lowered
+    /// by every injection since).
+    pub fn next_due(&self) -> Option<u64> {
+        (self.next_due != u64::MAX).then_some(self.next_due)
     }
 
     /// The earliest cycle after `now` at which something can happen.
