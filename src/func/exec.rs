@@ -2098,19 +2098,75 @@ fn memory_at<'m>(
     }
 }
 
-/// Runs `f` for every lane of `m` in lane order (a counted loop for a full
-/// 32-lane mask).
+/// Runs `$body` for every lane `$l` of `$m` in lane order (a counted loop
+/// for a full 32-lane mask); the body may `return` from the caller.
+macro_rules! for_lanes32 {
+    ($m:expr, |$l:ident| $body:block) => {
+        if $m == mask_bits(W32 as u32) {
+            for $l in 0..W32 $body
+        } else {
+            let mut bits = $m;
+            while bits != 0 {
+                let $l = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                $body
+            }
+        }
+    };
+}
+
+/// The `N` bytes at offset `o` of `mem`, if they lie inside it (`lim` is
+/// `mem.len() - N`: one comparison per lane).
 #[inline(always)]
-fn each_lane(m: u64, mut f: impl FnMut(usize)) {
-    if m == mask_bits(W32 as u32) {
-        for l in 0..W32 {
-            f(l)
-        }
-    } else {
-        for l in lanes(m) {
-            f(l)
-        }
+fn chunk_at<const N: usize>(mem: &[u8], lim: u64, o: u64) -> Option<&[u8; N]> {
+    if o > lim {
+        return None;
     }
+    mem[o as usize..].first_chunk::<N>()
+}
+
+/// [`chunk_at`] for writing.
+#[inline(always)]
+fn chunk_at_mut<const N: usize>(mem: &mut [u8], lim: u64, o: u64) -> Option<&mut [u8; N]> {
+    if o > lim {
+        return None;
+    }
+    mem[o as usize..].first_chunk_mut::<N>()
+}
+
+/// The per-lane loop of [`load_fused32`] for `N`-byte values: addresses
+/// into `addrs`, values into `vals`; `false` at the first lane outside
+/// `mem` (nothing else is kept then). Alignment is left to the caller
+/// (`any` accumulates every address).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn gather32<const N: usize>(
+    regs: &[u64; W32],
+    offset: u64,
+    m: u64,
+    mbase: u64,
+    mem: &[u8],
+    addrs: &mut [u64; W32],
+    vals: &mut [u64; W32],
+    any: &mut u64,
+) -> bool {
+    let Some(lim) = (mem.len() as u64).checked_sub(N as u64) else {
+        return false;
+    };
+    let mut acc = 0u64;
+    for_lanes32!(m, |l| {
+        let a = regs[l].wrapping_add(offset);
+        addrs[l] = a;
+        acc |= a;
+        let Some(b) = chunk_at::<N>(mem, lim, a.wrapping_sub(mbase)) else {
+            return false;
+        };
+        let mut x = [0u8; 8];
+        x[..N].copy_from_slice(b);
+        vals[l] = u64::from_le_bytes(x);
+    });
+    *any = acc;
+    true
 }
 
 /// The fast path of a scalar `ld [reg+offset]` of a 32-lane warp (`m` not
@@ -2142,27 +2198,13 @@ fn load_fused32(
     let addrs: &mut [u64; W32] = (&mut w.addrs[..W32]).try_into().expect("addrs");
     let mut vals = [0u64; W32];
     let mut any = 0u64;
-    let mut ok = true;
-    macro_rules! gather {
-        ($n:literal) => {
-            each_lane(m, |l| {
-                let a = regs[l].wrapping_add(offset);
-                addrs[l] = a;
-                any |= a;
-                match slice_read_n::<$n>(mem, a.wrapping_sub(mbase)) {
-                    Some(v) => vals[l] = v,
-                    None => ok = false,
-                }
-            })
-        };
-    }
-    match size {
-        4 => gather!(4),
-        8 => gather!(8),
-        2 => gather!(2),
-        1 => gather!(1),
-        _ => return false,
-    }
+    let ok = match size {
+        4 => gather32::<4>(regs, offset, m, mbase, mem, addrs, &mut vals, &mut any),
+        8 => gather32::<8>(regs, offset, m, mbase, mem, addrs, &mut vals, &mut any),
+        2 => gather32::<2>(regs, offset, m, mbase, mem, addrs, &mut vals, &mut any),
+        1 => gather32::<1>(regs, offset, m, mbase, mem, addrs, &mut vals, &mut any),
+        _ => false,
+    };
     if !ok || any & (size as u64 - 1) != 0 {
         return false;
     }
@@ -2170,9 +2212,73 @@ fn load_fused32(
     true
 }
 
+/// The per-lane loop of [`store_fused32`] for `N`-byte values, in lane
+/// order; `false` at the first misaligned lane or lane outside `mem`
+/// (the lanes before it have written: the general path, redoing the
+/// store, writes the same values to the same bytes again and stops there).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn scatter32<const N: usize>(
+    regs: &[u64; W32],
+    offset: u64,
+    m: u64,
+    mbase: u64,
+    mem: &mut [u8],
+    addrs: &mut [u64; W32],
+    value: impl Fn(usize) -> u64,
+) -> bool {
+    let Some(lim) = (mem.len() as u64).checked_sub(N as u64) else {
+        return false;
+    };
+    for_lanes32!(m, |l| {
+        let a = regs[l].wrapping_add(offset);
+        addrs[l] = a;
+        if a & (N as u64 - 1) != 0 {
+            return false;
+        }
+        let Some(dst) = chunk_at_mut::<N>(mem, lim, a.wrapping_sub(mbase)) else {
+            return false;
+        };
+        dst.copy_from_slice(&value(l).to_le_bytes()[..N]);
+    });
+    true
+}
+
+/// [`scatter32`] for a `size` known at run time and a value row or
+/// constant (one loop per combination).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn scatter_sized(
+    regs: &[u64; W32],
+    offset: u64,
+    m: u64,
+    mbase: u64,
+    mem: &mut [u8],
+    addrs: &mut [u64; W32],
+    size: usize,
+    value: Row<'_>,
+) -> bool {
+    macro_rules! by_size {
+        ($v:expr) => {
+            match size {
+                4 => scatter32::<4>(regs, offset, m, mbase, mem, addrs, $v),
+                8 => scatter32::<8>(regs, offset, m, mbase, mem, addrs, $v),
+                2 => scatter32::<2>(regs, offset, m, mbase, mem, addrs, $v),
+                1 => scatter32::<1>(regs, offset, m, mbase, mem, addrs, $v),
+                _ => false,
+            }
+        };
+    }
+    match value {
+        Row::R(r) => by_size!(|l| r[l]),
+        Row::K(k) => by_size!(|_| k),
+    }
+}
+
 /// The fast path of a scalar `st [reg+offset]` of a 32-lane warp, like
-/// [`load_fused32`]: every lane is checked before any is written; lanes
-/// write in lane order.
+/// [`load_fused32`]: lanes write in lane order into the memory holding the
+/// first active lane's address; `false` at the first lane that is
+/// misaligned or outside it (see [`scatter32`]).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn store_fused32(
@@ -2185,42 +2291,48 @@ fn store_fused32(
     offset: u64,
     value: Val,
 ) -> bool {
-    let vals = fetch_n::<W32>(w, value);
+    // The value as a row read in place (or one constant); the per-lane
+    // special registers are copied out first.
+    let copy: [u64; W32];
+    let (regs_all, addrs_all) = (&w.regs, &mut w.addrs);
+    let value = match value {
+        Val::Reg(o) => Row::R(regs_all[o..o + W32].try_into().expect("register row")),
+        Val::Imm(x) => Row::K(x),
+        _ => {
+            copy = fetch_n::<W32>(w, value);
+            return store_fused32_copied(w, cx, space, size, m, base, offset, &copy);
+        }
+    };
+    let regs: &[u64; W32] = regs_all[base..base + W32].try_into().expect("register row");
+    let a0 = regs[m.trailing_zeros() as usize].wrapping_add(offset);
+    let Some((mbase, mem)) = memory_at(cx.global, cx.shared, space, a0, size) else {
+        return false;
+    };
+    let addrs: &mut [u64; W32] = (&mut addrs_all[..W32]).try_into().expect("addrs");
+    scatter_sized(regs, offset, m, mbase, mem, addrs, size, value)
+}
+
+/// [`store_fused32`] of values already read into `vals`.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn store_fused32_copied(
+    w: &mut Warp,
+    cx: &mut ExecCtx<'_>,
+    space: Space,
+    size: usize,
+    m: u64,
+    base: usize,
+    offset: u64,
+    vals: &[u64; W32],
+) -> bool {
     let regs: &[u64; W32] = w.regs[base..base + W32].try_into().expect("register row");
     let a0 = regs[m.trailing_zeros() as usize].wrapping_add(offset);
     let Some((mbase, mem)) = memory_at(cx.global, cx.shared, space, a0, size) else {
         return false;
     };
-    let Some(lim) = (mem.len() as u64).checked_sub(size as u64) else {
-        return false;
-    };
     let addrs: &mut [u64; W32] = (&mut w.addrs[..W32]).try_into().expect("addrs");
-    let mut any = 0u64;
-    let mut bad = false;
-    each_lane(m, |l| {
-        let a = regs[l].wrapping_add(offset);
-        addrs[l] = a;
-        any |= a;
-        bad |= a.wrapping_sub(mbase) > lim;
-    });
-    if bad || any & (size as u64 - 1) != 0 {
-        return false;
-    }
-    macro_rules! scatter {
-        ($n:literal) => {
-            each_lane(m, |l| {
-                slice_write_n::<$n>(mem, addrs[l] - mbase, vals[l]);
-            })
-        };
-    }
-    match size {
-        4 => scatter!(4),
-        8 => scatter!(8),
-        2 => scatter!(2),
-        1 => scatter!(1),
-        _ => return false,
-    }
-    true
+    let value = Row::R(vals);
+    scatter_sized(regs, offset, m, mbase, mem, addrs, size, value)
 }
 
 fn sat_or_wrap(x: u64, y: u64, bits: u32, signed: bool, sat: bool, add: bool) -> u64 {
