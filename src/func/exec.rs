@@ -8,7 +8,7 @@
 //! Integer division by zero gives all ones (quotient) and the dividend
 //! (remainder), as NVIDIA GPUs do; `MIN / -1` wraps.
 
-use crate::func::decode::{Fast, FastOp, FastSrc, NO_GUARD};
+use crate::func::decode::{Fast, FastOp, FastSrc, MemForm, NO_GUARD};
 use crate::func::dyninst::{DynInst, MemAccess};
 use crate::func::error::{SimError, SimErrorData, SimErrorKind};
 use crate::func::float::*;
@@ -243,6 +243,23 @@ fn store(w: &mut Warp, d: Dst, m: u64, n: usize, t: Type, vals: &[u64; 64]) {
 /// The lane count the interpreter specialises for (NVIDIA warps): whole-warp
 /// loops over fixed-size arrays, no `memcpy` calls, branch-free masking.
 const W32: usize = 32;
+
+/// Runs `$body` for every lane `$l` of `$m` in lane order (a counted loop
+/// for a full 32-lane mask); the body may `return` from the caller.
+macro_rules! for_lanes32 {
+    ($m:expr, |$l:ident| $body:block) => {
+        if $m == mask_bits(W32 as u32) {
+            for $l in 0..W32 $body
+        } else {
+            let mut bits = $m;
+            while bits != 0 {
+                let $l = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                $body
+            }
+        }
+    };
+}
 
 /// The warp's operand buffers (allocated on first use: 32-lane warps
 /// never need them).
@@ -735,6 +752,71 @@ fn fma32_rn(x: f32, y: f32, z: f32) -> f32 {
 /// general interpreter's formula for that form (see [`crate::func::decode`]).
 #[inline(never)]
 fn alu_fast32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64) -> bool {
+    alu_one32(w, env, f, m)
+}
+
+/// What [`alu_run32`] did.
+struct AluRun {
+    /// Instructions executed.
+    executed: u32,
+    /// The PC after the last one executed.
+    pc: u32,
+    /// Lanes executed, summed over the instructions.
+    threads: u64,
+}
+
+/// Runs a 32-lane warp's consecutive fast ALU instructions from `pc`
+/// (its top SIMT entry: lanes `active`, reconvergence PC `rpc`): at most
+/// `max` of them, stopping before an instruction [`alu_fast32`] does not
+/// do and after one whose next PC is `rpc`. Instruction `i` of the run sees
+/// `%clock` = `clock + i`. The caller moves the top entry to the returned
+/// PC (no instruction here changes the SIMT stack), so this is exactly
+/// [`alu_fast32`] and `goto(pc + 1)` per instruction, without the driver's
+/// per-instruction bookkeeping.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn alu_run32(
+    w: &mut Warp,
+    env: &mut LaunchEnv,
+    fast: &[Fast],
+    mut pc: u32,
+    active: u64,
+    rpc: u32,
+    max: u32,
+    clock: u64,
+) -> AluRun {
+    let mut executed = 0u32;
+    let mut threads = 0u64;
+    while let Some(f) = fast.get(pc as usize) {
+        if !f.op.is_alu() {
+            break;
+        }
+        let m = if f.guard == NO_GUARD {
+            active
+        } else {
+            active & (w.preds[f.guard as usize] ^ f.guard_neg)
+        };
+        env.clock = clock + u64::from(executed);
+        if !alu_one32(w, env, f, m) {
+            break;
+        }
+        executed += 1;
+        threads += lane_count(m);
+        pc += 1;
+        if pc == rpc || executed == max {
+            break;
+        }
+    }
+    AluRun {
+        executed,
+        pc,
+        threads,
+    }
+}
+
+/// [`alu_fast32`], inlined.
+#[inline(always)]
+fn alu_one32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64) -> bool {
     let tb = f.bits;
     let fl = |x: u64| f32::from_bits(x as u32);
     let u = |v: f32| u64::from(v.to_bits());
@@ -870,7 +952,9 @@ pub(crate) fn run_warp(
     let w32 = w.lanes as usize == W32;
     while ran.executed < budget {
         let Some(&Entry {
-            pc, mask: active, ..
+            pc,
+            mask: active,
+            rpc,
         }) = w.stack.top()
         else {
             break;
@@ -907,6 +991,14 @@ pub(crate) fn run_warp(
             }
             if let (FastOp::MemScalarReg, FastSrc::Reg(r), FastSrc::Imm(offset)) = (f.op, f.a, f.b)
             {
+                // The fused whole-warp access straight from the decoded
+                // form; if it declines, the general path redoes it.
+                if m != 0 && mem_fused32(w, cx, f, m, r, offset) {
+                    w.executed += 1;
+                    w.stack.goto(pc + 1);
+                    *threads += lane_count(m);
+                    continue;
+                }
                 w.executed += 1;
                 let kernel = cx.kernel;
                 let mut e = Exec {
@@ -927,10 +1019,23 @@ pub(crate) fn run_warp(
                 *threads += lane_count(m);
                 continue;
             }
-            if alu_fast32(w, &cx.env, f, m) {
-                w.executed += 1;
-                w.stack.goto(pc + 1);
-                *threads += lane_count(m);
+            // A run of ALU instructions (the first one counted above).
+            let run = alu_run32(
+                w,
+                &mut cx.env,
+                &cx.info.fast,
+                pc,
+                active,
+                rpc,
+                budget - (ran.executed - 1),
+                clock0 + u64::from(ran.executed - 1),
+            );
+            if run.executed > 0 {
+                ran.executed += run.executed - 1;
+                ran.last_pc = run.pc - 1;
+                w.executed += u64::from(run.executed);
+                w.stack.goto(run.pc);
+                *threads += run.threads;
                 continue;
             }
         }
@@ -1701,11 +1806,24 @@ impl<'a> Exec<'_, '_, 'a> {
             return None;
         }
         let v = slice_read(self.cx.params, a, esize)?;
-        for l in lanes(m) {
-            self.w.addrs[l] = a;
-        }
+        let addrs: &mut [u64; W32] = (&mut self.w.addrs[..W32]).try_into().expect("addrs");
+        for_lanes32!(m, |l| {
+            addrs[l] = a;
+        });
         let d = self.dst(inst.dst);
-        store_n::<W32>(self.w, d, m, t, &[v; W32]);
+        // `store_n` of `v` in every lane: the stored value is the same.
+        let tb = t.bits();
+        let x = if tb < d.bits && t.is_signed() {
+            sext(v, tb) as u64 & mask_bits(d.bits)
+        } else {
+            v & mask_bits(tb) & mask_bits(d.bits)
+        };
+        let ds: &mut [u64; W32] = (&mut self.w.regs[d.off..d.off + W32])
+            .try_into()
+            .expect("register row");
+        for_lanes32!(m, |l| {
+            ds[l] = x;
+        });
         Some(MemAccess {
             space: Space::Param,
             size: esize as u32,
@@ -2098,23 +2216,6 @@ fn memory_at<'m>(
     }
 }
 
-/// Runs `$body` for every lane `$l` of `$m` in lane order (a counted loop
-/// for a full 32-lane mask); the body may `return` from the caller.
-macro_rules! for_lanes32 {
-    ($m:expr, |$l:ident| $body:block) => {
-        if $m == mask_bits(W32 as u32) {
-            for $l in 0..W32 $body
-        } else {
-            let mut bits = $m;
-            while bits != 0 {
-                let $l = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                $body
-            }
-        }
-    };
-}
-
 /// The `N` bytes at offset `o` of `mem`, if they lie inside it (`lim` is
 /// `mem.len() - N`: one comparison per lane).
 #[inline(always)]
@@ -2132,6 +2233,34 @@ fn chunk_at_mut<const N: usize>(mem: &mut [u8], lim: u64, o: u64) -> Option<&mut
         return None;
     }
     mem[o as usize..].first_chunk_mut::<N>()
+}
+
+/// `Exec::memory_scalar_reg`'s fused fast path for an access of a 32-lane
+/// warp pre-decoded as [`Fast::mem`] (`m` not empty, base register `r`):
+/// `false` (nothing kept but addresses and already-redone store bytes, see
+/// [`store_fused32`]) when it declines.
+#[inline(always)]
+fn mem_fused32(w: &mut Warp, cx: &mut ExecCtx<'_>, f: &Fast, m: u64, r: u32, offset: u64) -> bool {
+    let base = r as usize * W32;
+    let size = f.ty.bytes() as usize;
+    match f.mem {
+        MemForm::Load => {
+            let d = Dst {
+                off: f.dst as usize * W32,
+                bits: f.bits,
+            };
+            load_fused32(w, cx, f.space, size, m, base, offset, d, f.ty)
+        }
+        MemForm::Store => {
+            let value = match f.c {
+                FastSrc::Reg(v) => Val::Reg(v as usize * W32),
+                FastSrc::Imm(x) => Val::Imm(x),
+                FastSrc::Special(s) => special(&cx.env, w.warp_id, s),
+            };
+            store_fused32(w, cx, f.space, size, m, base, offset, value)
+        }
+        MemForm::None => false,
+    }
 }
 
 /// The per-lane loop of [`load_fused32`] for `N`-byte values: addresses
