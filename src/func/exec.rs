@@ -304,8 +304,8 @@ fn fetch_n<const N: usize>(w: &Warp, v: Val) -> [u64; N] {
     }
 }
 
-/// [`store`] for exactly `N` lanes: inactive lanes keep their value
-/// (a per-lane select instead of a loop over set bits).
+/// [`store`] for exactly `N` lanes: inactive lanes keep their value (a
+/// whole-row loop for a full mask, else a loop over the set bits).
 #[inline(always)]
 fn store_n<const N: usize>(w: &mut Warp, d: Dst, m: u64, t: Type, vals: &[u64; N]) {
     let tb = t.bits();
@@ -325,10 +325,8 @@ fn store_n<const N: usize>(w: &mut Warp, d: Dst, m: u64, t: Type, vals: &[u64; N
             ds[l] = vals[l] & mk;
         }
     } else {
-        // Branch-free per-lane select (divergent masks are unpredictable).
-        for l in 0..N {
-            let lm = ((m & (1u64 << l) != 0) as u64).wrapping_neg();
-            ds[l] = (vals[l] & mk & lm) | (ds[l] & !lm);
+        for l in lanes(m & mask_bits(N as u32)) {
+            ds[l] = vals[l] & mk;
         }
     }
 }
@@ -563,16 +561,10 @@ fn out32(dst: &mut [u64; W32], m: u64, mask: u64, v: impl Fn(usize) -> u64) {
             dst[l] = v(l) & mask;
         }
     } else {
-        // Every lane computed, then a branch-free per-lane select
-        // (divergent masks are unpredictable; computing in the select's
-        // loop lets the compiler branch around inactive lanes).
-        let mut r = [0u64; W32];
-        for l in 0..W32 {
-            r[l] = v(l);
-        }
-        for l in 0..W32 {
-            let lm = ((m >> l) & 1).wrapping_neg();
-            dst[l] = (r[l] & mask & lm) | (dst[l] & !lm);
+        // Only the active lanes, found by bit scanning (no per-lane
+        // branch on the mask; inactive lanes keep their value).
+        for l in lanes(m) {
+            dst[l] = v(l) & mask;
         }
     }
 }
@@ -588,10 +580,8 @@ fn inplace32(dst: &mut [u64; W32], m: u64, mask: u64, v: impl Fn(usize, u64) -> 
             dst[l] = v(l, dst[l]) & mask;
         }
     } else {
-        for l in 0..W32 {
-            let lm = ((m >> l) & 1).wrapping_neg();
-            let r = v(l, dst[l]);
-            dst[l] = (r & mask & lm) | (dst[l] & !lm);
+        for l in lanes(m) {
+            dst[l] = v(l, dst[l]) & mask;
         }
     }
 }
