@@ -249,6 +249,7 @@ const W32: usize = 32;
 macro_rules! for_lanes32 {
     ($m:expr, |$l:ident| $body:block) => {
         if $m == mask_bits(W32 as u32) {
+            #[allow(clippy::needless_range_loop)] // lane-indexed like the partial form
             for $l in 0..W32 $body
         } else {
             let mut bits = $m;
@@ -2288,10 +2289,46 @@ fn gather32<const N: usize>(
     true
 }
 
+/// The per-lane loop of [`load_fused32`] for `N`-byte values written
+/// straight into the destination row `dst` (masked by `mask`), in lane
+/// order: `false` at the first misaligned lane or lane outside `mem`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn load_into32<const N: usize>(
+    regs: &[u64; W32],
+    offset: u64,
+    m: u64,
+    mbase: u64,
+    mem: &[u8],
+    addrs: &mut [u64; W32],
+    dst: &mut [u64; W32],
+    mask: u64,
+) -> bool {
+    let Some(lim) = (mem.len() as u64).checked_sub(N as u64) else {
+        return false;
+    };
+    for_lanes32!(m, |l| {
+        let a = regs[l].wrapping_add(offset);
+        addrs[l] = a;
+        if a & (N as u64 - 1) != 0 {
+            return false;
+        }
+        let Some(b) = chunk_at::<N>(mem, lim, a.wrapping_sub(mbase)) else {
+            return false;
+        };
+        let mut x = [0u8; 8];
+        x[..N].copy_from_slice(b);
+        dst[l] = u64::from_le_bytes(x) & mask;
+    });
+    true
+}
+
 /// The fast path of a scalar `ld [reg+offset]` of a 32-lane warp (`m` not
 /// empty): addresses into `w.addrs`, values read from the memory holding
-/// the first active lane's address, then written to `d`. `false` (no
-/// register written) if a lane is misaligned or outside that memory.
+/// the first active lane's address, then written to `d`. `false` if a lane
+/// is misaligned or outside that memory: then no register was written, or
+/// (destination row apart from the address row, see [`load_into32`]) only
+/// the lanes before it, with the values the general path writes there.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn load_fused32(
@@ -2314,6 +2351,25 @@ fn load_fused32(
             None => return false,
         },
     };
+    let tb = t.bits();
+    let row = d.off / W32;
+    if d.off != base && d.off.is_multiple_of(W32) && !(tb < d.bits && t.is_signed()) {
+        // The destination is another row and takes plain masking: values
+        // go straight into it, lane by lane in lane order, stopping at the
+        // first misaligned or outside lane (the general path then rewrites
+        // those lanes with the same values and goes on from there).
+        let mask = mask_bits(tb) & mask_bits(d.bits);
+        let (lo, dst, hi) = split_rows(&mut w.regs, row);
+        let regs = other_row(lo, hi, row, base / W32);
+        let addrs: &mut [u64; W32] = (&mut w.addrs[..W32]).try_into().expect("addrs");
+        return match size {
+            4 => load_into32::<4>(regs, offset, m, mbase, mem, addrs, dst, mask),
+            8 => load_into32::<8>(regs, offset, m, mbase, mem, addrs, dst, mask),
+            2 => load_into32::<2>(regs, offset, m, mbase, mem, addrs, dst, mask),
+            1 => load_into32::<1>(regs, offset, m, mbase, mem, addrs, dst, mask),
+            _ => false,
+        };
+    }
     let addrs: &mut [u64; W32] = (&mut w.addrs[..W32]).try_into().expect("addrs");
     let mut vals = [0u64; W32];
     let mut any = 0u64;
