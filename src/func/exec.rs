@@ -941,6 +941,10 @@ pub(crate) fn run_warp(
         released: false,
     };
     let w32 = w.lanes as usize == W32;
+    // The decoded kernel, held apart from `cx` (which the instructions
+    // mutate) so it is not reloaded every instruction.
+    let info: &KernelInfo = cx.info;
+    let fast: &[Fast] = &info.fast;
     while ran.executed < budget {
         let Some(&Entry {
             pc,
@@ -956,7 +960,7 @@ pub(crate) fn run_warp(
         cx.env.clock = clock0 + u64::from(ran.executed);
         ran.last_pc = pc;
         ran.executed += 1;
-        let f = &cx.info.fast[pc as usize];
+        let f = &fast[pc as usize];
         if w32 && f.op != FastOp::General {
             let m = if f.guard == NO_GUARD {
                 active
@@ -1006,7 +1010,7 @@ pub(crate) fn run_warp(
             }
             if f.op == FastOp::Bra {
                 w.executed += 1;
-                w.stack.branch(m, f.dst, pc + 1, cx.info.rpc[pc as usize]);
+                w.stack.branch(m, f.dst, pc + 1, info.rpc[pc as usize]);
                 *threads += lane_count(m);
                 continue;
             }
@@ -1014,7 +1018,7 @@ pub(crate) fn run_warp(
             let run = alu_run32(
                 w,
                 &mut cx.env,
-                &cx.info.fast,
+                fast,
                 pc,
                 active,
                 rpc,
@@ -2185,6 +2189,8 @@ fn setp_mask(
             };
             cmp_float(cmp, fx, fy)
         }),
+        // `sext(v, 32)` as one sign-extending move.
+        TypeKind::Signed if tb == 32 => by_order!(|v: u64| i64::from(v as u32 as i32)),
         TypeKind::Signed => by_order!(|v: u64| sext(v, tb)),
         _ => by_order!(|v: u64| v),
     }
