@@ -89,6 +89,18 @@ pub enum FastOp {
     Bra,
 }
 
+impl FastOp {
+    /// An ALU form (done by the interpreter's whole-warp ALU path): not
+    /// [`FastOp::General`], a memory access or a branch.
+    #[inline(always)]
+    pub fn is_alu(self) -> bool {
+        !matches!(
+            self,
+            FastOp::General | FastOp::Bra | FastOp::MemScalarReg | FastOp::LdParam
+        )
+    }
+}
+
 /// One pre-decoded instruction.
 #[derive(Clone, Copy, Debug)]
 pub struct Fast {
@@ -118,6 +130,26 @@ pub struct Fast {
     pub c: FastSrc,
     /// A gpusim waiting instruction ([`crate::func::DynInst::waiting`]).
     pub waiting: bool,
+    /// [`FastOp::MemScalarReg`]: the space accessed (`.const` as global,
+    /// as `Exec::memory_scalar_reg` treats it).
+    pub space: Space,
+    /// [`FastOp::MemScalarReg`]: which fused whole-warp form applies.
+    pub mem: MemForm,
+}
+
+/// The fused whole-warp form of a [`FastOp::MemScalarReg`] access, with
+/// everything the driver needs pre-decoded: the value's type in
+/// [`Fast::ty`], the base register and offset in [`Fast::a`] and
+/// [`Fast::b`]; a load's destination register in [`Fast::dst`] and its
+/// width in [`Fast::bits`]; a store's value in [`Fast::c`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemForm {
+    /// None (the general memory path runs it).
+    None,
+    /// A load into a register.
+    Load,
+    /// A store of a register or immediate.
+    Store,
 }
 
 #[inline]
@@ -177,6 +209,8 @@ fn decode_one(kernel: &Kernel, inst: &Inst, reg_bits: &[u8], var_addr: &[u64]) -
         b: FastSrc::Imm(0),
         c: FastSrc::Imm(0),
         waiting: crate::func::DynInst::is_waiting_inst(inst),
+        space: Space::Generic,
+        mem: MemForm::None,
     };
     if let Some(op) = fast_op(kernel, inst, reg_bits, var_addr, &mut f) {
         f.op = op;
@@ -231,6 +265,29 @@ fn fast_op(
             };
             f.a = FastSrc::Reg(r.0);
             f.b = FastSrc::Imm(offset as u64);
+            f.space = if mods.space == Space::Const {
+                Space::Global
+            } else {
+                mods.space
+            };
+            // `Exec::dst` of the load's destination, `Exec::val` of the
+            // stored value (a predicate value keeps the general path).
+            match (inst.op, inst.dst) {
+                (Opcode::Ld, Operand::Reg(d)) => {
+                    if let Some(&b) = reg_bits.get(d.0 as usize) {
+                        f.dst = d.0;
+                        f.bits = u32::from(b);
+                        f.mem = MemForm::Load;
+                    }
+                }
+                (Opcode::St, _) => {
+                    if let Some(v) = src(inst.src[1], var_addr) {
+                        f.c = v;
+                        f.mem = MemForm::Store;
+                    }
+                }
+                _ => {}
+            }
             return Some(FastOp::MemScalarReg);
         }
         Opcode::Setp => {

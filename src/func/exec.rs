@@ -8,7 +8,7 @@
 //! Integer division by zero gives all ones (quotient) and the dividend
 //! (remainder), as NVIDIA GPUs do; `MIN / -1` wraps.
 
-use crate::func::decode::{Fast, FastOp, FastSrc, NO_GUARD};
+use crate::func::decode::{Fast, FastOp, FastSrc, MemForm, NO_GUARD};
 use crate::func::dyninst::{DynInst, MemAccess};
 use crate::func::error::{SimError, SimErrorData, SimErrorKind};
 use crate::func::float::*;
@@ -244,6 +244,24 @@ fn store(w: &mut Warp, d: Dst, m: u64, n: usize, t: Type, vals: &[u64; 64]) {
 /// loops over fixed-size arrays, no `memcpy` calls, branch-free masking.
 const W32: usize = 32;
 
+/// Runs `$body` for every lane `$l` of `$m` in lane order (a counted loop
+/// for a full 32-lane mask); the body may `return` from the caller.
+macro_rules! for_lanes32 {
+    ($m:expr, |$l:ident| $body:block) => {
+        if $m == mask_bits(W32 as u32) {
+            #[allow(clippy::needless_range_loop)] // lane-indexed like the partial form
+            for $l in 0..W32 $body
+        } else {
+            let mut bits = $m;
+            while bits != 0 {
+                let $l = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                $body
+            }
+        }
+    };
+}
+
 /// The warp's operand buffers (allocated on first use: 32-lane warps
 /// never need them).
 #[inline(always)]
@@ -287,8 +305,8 @@ fn fetch_n<const N: usize>(w: &Warp, v: Val) -> [u64; N] {
     }
 }
 
-/// [`store`] for exactly `N` lanes: inactive lanes keep their value
-/// (a per-lane select instead of a loop over set bits).
+/// [`store`] for exactly `N` lanes: inactive lanes keep their value (a
+/// whole-row loop for a full mask, else a loop over the set bits).
 #[inline(always)]
 fn store_n<const N: usize>(w: &mut Warp, d: Dst, m: u64, t: Type, vals: &[u64; N]) {
     let tb = t.bits();
@@ -308,10 +326,8 @@ fn store_n<const N: usize>(w: &mut Warp, d: Dst, m: u64, t: Type, vals: &[u64; N
             ds[l] = vals[l] & mk;
         }
     } else {
-        // Branch-free per-lane select (divergent masks are unpredictable).
-        for l in 0..N {
-            let lm = ((m & (1u64 << l) != 0) as u64).wrapping_neg();
-            ds[l] = (vals[l] & mk & lm) | (ds[l] & !lm);
+        for l in lanes(m & mask_bits(N as u32)) {
+            ds[l] = vals[l] & mk;
         }
     }
 }
@@ -546,16 +562,10 @@ fn out32(dst: &mut [u64; W32], m: u64, mask: u64, v: impl Fn(usize) -> u64) {
             dst[l] = v(l) & mask;
         }
     } else {
-        // Every lane computed, then a branch-free per-lane select
-        // (divergent masks are unpredictable; computing in the select's
-        // loop lets the compiler branch around inactive lanes).
-        let mut r = [0u64; W32];
-        for l in 0..W32 {
-            r[l] = v(l);
-        }
-        for l in 0..W32 {
-            let lm = ((m >> l) & 1).wrapping_neg();
-            dst[l] = (r[l] & mask & lm) | (dst[l] & !lm);
+        // Only the active lanes, found by bit scanning (no per-lane
+        // branch on the mask; inactive lanes keep their value).
+        for l in lanes(m) {
+            dst[l] = v(l) & mask;
         }
     }
 }
@@ -571,10 +581,8 @@ fn inplace32(dst: &mut [u64; W32], m: u64, mask: u64, v: impl Fn(usize, u64) -> 
             dst[l] = v(l, dst[l]) & mask;
         }
     } else {
-        for l in 0..W32 {
-            let lm = ((m >> l) & 1).wrapping_neg();
-            let r = v(l, dst[l]);
-            dst[l] = (r & mask & lm) | (dst[l] & !lm);
+        for l in lanes(m) {
+            dst[l] = v(l, dst[l]) & mask;
         }
     }
 }
@@ -735,6 +743,71 @@ fn fma32_rn(x: f32, y: f32, z: f32) -> f32 {
 /// general interpreter's formula for that form (see [`crate::func::decode`]).
 #[inline(never)]
 fn alu_fast32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64) -> bool {
+    alu_one32(w, env, f, m)
+}
+
+/// What [`alu_run32`] did.
+struct AluRun {
+    /// Instructions executed.
+    executed: u32,
+    /// The PC after the last one executed.
+    pc: u32,
+    /// Lanes executed, summed over the instructions.
+    threads: u64,
+}
+
+/// Runs a 32-lane warp's consecutive fast ALU instructions from `pc`
+/// (its top SIMT entry: lanes `active`, reconvergence PC `rpc`): at most
+/// `max` of them, stopping before an instruction [`alu_fast32`] does not
+/// do and after one whose next PC is `rpc`. Instruction `i` of the run sees
+/// `%clock` = `clock + i`. The caller moves the top entry to the returned
+/// PC (no instruction here changes the SIMT stack), so this is exactly
+/// [`alu_fast32`] and `goto(pc + 1)` per instruction, without the driver's
+/// per-instruction bookkeeping.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn alu_run32(
+    w: &mut Warp,
+    env: &mut LaunchEnv,
+    fast: &[Fast],
+    mut pc: u32,
+    active: u64,
+    rpc: u32,
+    max: u32,
+    clock: u64,
+) -> AluRun {
+    let mut executed = 0u32;
+    let mut threads = 0u64;
+    while let Some(f) = fast.get(pc as usize) {
+        if !f.op.is_alu() {
+            break;
+        }
+        let m = if f.guard == NO_GUARD {
+            active
+        } else {
+            active & (w.preds[f.guard as usize] ^ f.guard_neg)
+        };
+        env.clock = clock + u64::from(executed);
+        if !alu_one32(w, env, f, m) {
+            break;
+        }
+        executed += 1;
+        threads += lane_count(m);
+        pc += 1;
+        if pc == rpc || executed == max {
+            break;
+        }
+    }
+    AluRun {
+        executed,
+        pc,
+        threads,
+    }
+}
+
+/// [`alu_fast32`], inlined.
+#[inline(always)]
+fn alu_one32(w: &mut Warp, env: &LaunchEnv, f: &Fast, m: u64) -> bool {
     let tb = f.bits;
     let fl = |x: u64| f32::from_bits(x as u32);
     let u = |v: f32| u64::from(v.to_bits());
@@ -868,9 +941,15 @@ pub(crate) fn run_warp(
         released: false,
     };
     let w32 = w.lanes as usize == W32;
+    // The decoded kernel, held apart from `cx` (which the instructions
+    // mutate) so it is not reloaded every instruction.
+    let info: &KernelInfo = cx.info;
+    let fast: &[Fast] = &info.fast;
     while ran.executed < budget {
         let Some(&Entry {
-            pc, mask: active, ..
+            pc,
+            mask: active,
+            rpc,
         }) = w.stack.top()
         else {
             break;
@@ -881,7 +960,7 @@ pub(crate) fn run_warp(
         cx.env.clock = clock0 + u64::from(ran.executed);
         ran.last_pc = pc;
         ran.executed += 1;
-        let f = &cx.info.fast[pc as usize];
+        let f = &fast[pc as usize];
         if w32 && f.op != FastOp::General {
             let m = if f.guard == NO_GUARD {
                 active
@@ -907,6 +986,14 @@ pub(crate) fn run_warp(
             }
             if let (FastOp::MemScalarReg, FastSrc::Reg(r), FastSrc::Imm(offset)) = (f.op, f.a, f.b)
             {
+                // The fused whole-warp access straight from the decoded
+                // form; if it declines, the general path redoes it.
+                if m != 0 && mem_fused32(w, cx, f, m, r, offset) {
+                    w.executed += 1;
+                    w.stack.goto(pc + 1);
+                    *threads += lane_count(m);
+                    continue;
+                }
                 w.executed += 1;
                 let kernel = cx.kernel;
                 let mut e = Exec {
@@ -923,14 +1010,27 @@ pub(crate) fn run_warp(
             }
             if f.op == FastOp::Bra {
                 w.executed += 1;
-                w.stack.branch(m, f.dst, pc + 1, cx.info.rpc[pc as usize]);
+                w.stack.branch(m, f.dst, pc + 1, info.rpc[pc as usize]);
                 *threads += lane_count(m);
                 continue;
             }
-            if alu_fast32(w, &cx.env, f, m) {
-                w.executed += 1;
-                w.stack.goto(pc + 1);
-                *threads += lane_count(m);
+            // A run of ALU instructions (the first one counted above).
+            let run = alu_run32(
+                w,
+                &mut cx.env,
+                fast,
+                pc,
+                active,
+                rpc,
+                budget - (ran.executed - 1),
+                clock0 + u64::from(ran.executed - 1),
+            );
+            if run.executed > 0 {
+                ran.executed += run.executed - 1;
+                ran.last_pc = run.pc - 1;
+                w.executed += u64::from(run.executed);
+                w.stack.goto(run.pc);
+                *threads += run.threads;
                 continue;
             }
         }
@@ -1701,11 +1801,24 @@ impl<'a> Exec<'_, '_, 'a> {
             return None;
         }
         let v = slice_read(self.cx.params, a, esize)?;
-        for l in lanes(m) {
-            self.w.addrs[l] = a;
-        }
+        let addrs: &mut [u64; W32] = (&mut self.w.addrs[..W32]).try_into().expect("addrs");
+        for_lanes32!(m, |l| {
+            addrs[l] = a;
+        });
         let d = self.dst(inst.dst);
-        store_n::<W32>(self.w, d, m, t, &[v; W32]);
+        // `store_n` of `v` in every lane: the stored value is the same.
+        let tb = t.bits();
+        let x = if tb < d.bits && t.is_signed() {
+            sext(v, tb) as u64 & mask_bits(d.bits)
+        } else {
+            v & mask_bits(tb) & mask_bits(d.bits)
+        };
+        let ds: &mut [u64; W32] = (&mut self.w.regs[d.off..d.off + W32])
+            .try_into()
+            .expect("register row");
+        for_lanes32!(m, |l| {
+            ds[l] = x;
+        });
         Some(MemAccess {
             space: Space::Param,
             size: esize as u32,
@@ -2076,6 +2189,8 @@ fn setp_mask(
             };
             cmp_float(cmp, fx, fy)
         }),
+        // `sext(v, 32)` as one sign-extending move.
+        TypeKind::Signed if tb == 32 => by_order!(|v: u64| i64::from(v as u32 as i32)),
         TypeKind::Signed => by_order!(|v: u64| sext(v, tb)),
         _ => by_order!(|v: u64| v),
     }
@@ -2098,25 +2213,128 @@ fn memory_at<'m>(
     }
 }
 
-/// Runs `f` for every lane of `m` in lane order (a counted loop for a full
-/// 32-lane mask).
+/// The `N` bytes at offset `o` of `mem`, if they lie inside it (`lim` is
+/// `mem.len() - N`: one comparison per lane).
 #[inline(always)]
-fn each_lane(m: u64, mut f: impl FnMut(usize)) {
-    if m == mask_bits(W32 as u32) {
-        for l in 0..W32 {
-            f(l)
-        }
-    } else {
-        for l in lanes(m) {
-            f(l)
-        }
+fn chunk_at<const N: usize>(mem: &[u8], lim: u64, o: u64) -> Option<&[u8; N]> {
+    if o > lim {
+        return None;
     }
+    mem[o as usize..].first_chunk::<N>()
+}
+
+/// [`chunk_at`] for writing.
+#[inline(always)]
+fn chunk_at_mut<const N: usize>(mem: &mut [u8], lim: u64, o: u64) -> Option<&mut [u8; N]> {
+    if o > lim {
+        return None;
+    }
+    mem[o as usize..].first_chunk_mut::<N>()
+}
+
+/// `Exec::memory_scalar_reg`'s fused fast path for an access of a 32-lane
+/// warp pre-decoded as [`Fast::mem`] (`m` not empty, base register `r`):
+/// `false` (nothing kept but addresses and already-redone store bytes, see
+/// [`store_fused32`]) when it declines.
+#[inline(always)]
+fn mem_fused32(w: &mut Warp, cx: &mut ExecCtx<'_>, f: &Fast, m: u64, r: u32, offset: u64) -> bool {
+    let base = r as usize * W32;
+    let size = f.ty.bytes() as usize;
+    match f.mem {
+        MemForm::Load => {
+            let d = Dst {
+                off: f.dst as usize * W32,
+                bits: f.bits,
+            };
+            load_fused32(w, cx, f.space, size, m, base, offset, d, f.ty)
+        }
+        MemForm::Store => {
+            let value = match f.c {
+                FastSrc::Reg(v) => Val::Reg(v as usize * W32),
+                FastSrc::Imm(x) => Val::Imm(x),
+                FastSrc::Special(s) => special(&cx.env, w.warp_id, s),
+            };
+            store_fused32(w, cx, f.space, size, m, base, offset, value)
+        }
+        MemForm::None => false,
+    }
+}
+
+/// The per-lane loop of [`load_fused32`] for `N`-byte values: addresses
+/// into `addrs`, values into `vals`; `false` at the first lane outside
+/// `mem` (nothing else is kept then). Alignment is left to the caller
+/// (`any` accumulates every address).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn gather32<const N: usize>(
+    regs: &[u64; W32],
+    offset: u64,
+    m: u64,
+    mbase: u64,
+    mem: &[u8],
+    addrs: &mut [u64; W32],
+    vals: &mut [u64; W32],
+    any: &mut u64,
+) -> bool {
+    let Some(lim) = (mem.len() as u64).checked_sub(N as u64) else {
+        return false;
+    };
+    let mut acc = 0u64;
+    for_lanes32!(m, |l| {
+        let a = regs[l].wrapping_add(offset);
+        addrs[l] = a;
+        acc |= a;
+        let Some(b) = chunk_at::<N>(mem, lim, a.wrapping_sub(mbase)) else {
+            return false;
+        };
+        let mut x = [0u8; 8];
+        x[..N].copy_from_slice(b);
+        vals[l] = u64::from_le_bytes(x);
+    });
+    *any = acc;
+    true
+}
+
+/// The per-lane loop of [`load_fused32`] for `N`-byte values written
+/// straight into the destination row `dst` (masked by `mask`), in lane
+/// order: `false` at the first misaligned lane or lane outside `mem`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn load_into32<const N: usize>(
+    regs: &[u64; W32],
+    offset: u64,
+    m: u64,
+    mbase: u64,
+    mem: &[u8],
+    addrs: &mut [u64; W32],
+    dst: &mut [u64; W32],
+    mask: u64,
+) -> bool {
+    let Some(lim) = (mem.len() as u64).checked_sub(N as u64) else {
+        return false;
+    };
+    for_lanes32!(m, |l| {
+        let a = regs[l].wrapping_add(offset);
+        addrs[l] = a;
+        if a & (N as u64 - 1) != 0 {
+            return false;
+        }
+        let Some(b) = chunk_at::<N>(mem, lim, a.wrapping_sub(mbase)) else {
+            return false;
+        };
+        let mut x = [0u8; 8];
+        x[..N].copy_from_slice(b);
+        dst[l] = u64::from_le_bytes(x) & mask;
+    });
+    true
 }
 
 /// The fast path of a scalar `ld [reg+offset]` of a 32-lane warp (`m` not
 /// empty): addresses into `w.addrs`, values read from the memory holding
-/// the first active lane's address, then written to `d`. `false` (no
-/// register written) if a lane is misaligned or outside that memory.
+/// the first active lane's address, then written to `d`. `false` if a lane
+/// is misaligned or outside that memory: then no register was written, or
+/// (destination row apart from the address row, see [`load_into32`]) only
+/// the lanes before it, with the values the general path writes there.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn load_fused32(
@@ -2139,30 +2357,35 @@ fn load_fused32(
             None => return false,
         },
     };
+    let tb = t.bits();
+    let row = d.off / W32;
+    if d.off != base && d.off.is_multiple_of(W32) && !(tb < d.bits && t.is_signed()) {
+        // The destination is another row and takes plain masking: values
+        // go straight into it, lane by lane in lane order, stopping at the
+        // first misaligned or outside lane (the general path then rewrites
+        // those lanes with the same values and goes on from there).
+        let mask = mask_bits(tb) & mask_bits(d.bits);
+        let (lo, dst, hi) = split_rows(&mut w.regs, row);
+        let regs = other_row(lo, hi, row, base / W32);
+        let addrs: &mut [u64; W32] = (&mut w.addrs[..W32]).try_into().expect("addrs");
+        return match size {
+            4 => load_into32::<4>(regs, offset, m, mbase, mem, addrs, dst, mask),
+            8 => load_into32::<8>(regs, offset, m, mbase, mem, addrs, dst, mask),
+            2 => load_into32::<2>(regs, offset, m, mbase, mem, addrs, dst, mask),
+            1 => load_into32::<1>(regs, offset, m, mbase, mem, addrs, dst, mask),
+            _ => false,
+        };
+    }
     let addrs: &mut [u64; W32] = (&mut w.addrs[..W32]).try_into().expect("addrs");
     let mut vals = [0u64; W32];
     let mut any = 0u64;
-    let mut ok = true;
-    macro_rules! gather {
-        ($n:literal) => {
-            each_lane(m, |l| {
-                let a = regs[l].wrapping_add(offset);
-                addrs[l] = a;
-                any |= a;
-                match slice_read_n::<$n>(mem, a.wrapping_sub(mbase)) {
-                    Some(v) => vals[l] = v,
-                    None => ok = false,
-                }
-            })
-        };
-    }
-    match size {
-        4 => gather!(4),
-        8 => gather!(8),
-        2 => gather!(2),
-        1 => gather!(1),
-        _ => return false,
-    }
+    let ok = match size {
+        4 => gather32::<4>(regs, offset, m, mbase, mem, addrs, &mut vals, &mut any),
+        8 => gather32::<8>(regs, offset, m, mbase, mem, addrs, &mut vals, &mut any),
+        2 => gather32::<2>(regs, offset, m, mbase, mem, addrs, &mut vals, &mut any),
+        1 => gather32::<1>(regs, offset, m, mbase, mem, addrs, &mut vals, &mut any),
+        _ => false,
+    };
     if !ok || any & (size as u64 - 1) != 0 {
         return false;
     }
@@ -2170,9 +2393,73 @@ fn load_fused32(
     true
 }
 
+/// The per-lane loop of [`store_fused32`] for `N`-byte values, in lane
+/// order; `false` at the first misaligned lane or lane outside `mem`
+/// (the lanes before it have written: the general path, redoing the
+/// store, writes the same values to the same bytes again and stops there).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn scatter32<const N: usize>(
+    regs: &[u64; W32],
+    offset: u64,
+    m: u64,
+    mbase: u64,
+    mem: &mut [u8],
+    addrs: &mut [u64; W32],
+    value: impl Fn(usize) -> u64,
+) -> bool {
+    let Some(lim) = (mem.len() as u64).checked_sub(N as u64) else {
+        return false;
+    };
+    for_lanes32!(m, |l| {
+        let a = regs[l].wrapping_add(offset);
+        addrs[l] = a;
+        if a & (N as u64 - 1) != 0 {
+            return false;
+        }
+        let Some(dst) = chunk_at_mut::<N>(mem, lim, a.wrapping_sub(mbase)) else {
+            return false;
+        };
+        dst.copy_from_slice(&value(l).to_le_bytes()[..N]);
+    });
+    true
+}
+
+/// [`scatter32`] for a `size` known at run time and a value row or
+/// constant (one loop per combination).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn scatter_sized(
+    regs: &[u64; W32],
+    offset: u64,
+    m: u64,
+    mbase: u64,
+    mem: &mut [u8],
+    addrs: &mut [u64; W32],
+    size: usize,
+    value: Row<'_>,
+) -> bool {
+    macro_rules! by_size {
+        ($v:expr) => {
+            match size {
+                4 => scatter32::<4>(regs, offset, m, mbase, mem, addrs, $v),
+                8 => scatter32::<8>(regs, offset, m, mbase, mem, addrs, $v),
+                2 => scatter32::<2>(regs, offset, m, mbase, mem, addrs, $v),
+                1 => scatter32::<1>(regs, offset, m, mbase, mem, addrs, $v),
+                _ => false,
+            }
+        };
+    }
+    match value {
+        Row::R(r) => by_size!(|l| r[l]),
+        Row::K(k) => by_size!(|_| k),
+    }
+}
+
 /// The fast path of a scalar `st [reg+offset]` of a 32-lane warp, like
-/// [`load_fused32`]: every lane is checked before any is written; lanes
-/// write in lane order.
+/// [`load_fused32`]: lanes write in lane order into the memory holding the
+/// first active lane's address; `false` at the first lane that is
+/// misaligned or outside it (see [`scatter32`]).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn store_fused32(
@@ -2185,42 +2472,48 @@ fn store_fused32(
     offset: u64,
     value: Val,
 ) -> bool {
-    let vals = fetch_n::<W32>(w, value);
+    // The value as a row read in place (or one constant); the per-lane
+    // special registers are copied out first.
+    let copy: [u64; W32];
+    let (regs_all, addrs_all) = (&w.regs, &mut w.addrs);
+    let value = match value {
+        Val::Reg(o) => Row::R(regs_all[o..o + W32].try_into().expect("register row")),
+        Val::Imm(x) => Row::K(x),
+        _ => {
+            copy = fetch_n::<W32>(w, value);
+            return store_fused32_copied(w, cx, space, size, m, base, offset, &copy);
+        }
+    };
+    let regs: &[u64; W32] = regs_all[base..base + W32].try_into().expect("register row");
+    let a0 = regs[m.trailing_zeros() as usize].wrapping_add(offset);
+    let Some((mbase, mem)) = memory_at(cx.global, cx.shared, space, a0, size) else {
+        return false;
+    };
+    let addrs: &mut [u64; W32] = (&mut addrs_all[..W32]).try_into().expect("addrs");
+    scatter_sized(regs, offset, m, mbase, mem, addrs, size, value)
+}
+
+/// [`store_fused32`] of values already read into `vals`.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn store_fused32_copied(
+    w: &mut Warp,
+    cx: &mut ExecCtx<'_>,
+    space: Space,
+    size: usize,
+    m: u64,
+    base: usize,
+    offset: u64,
+    vals: &[u64; W32],
+) -> bool {
     let regs: &[u64; W32] = w.regs[base..base + W32].try_into().expect("register row");
     let a0 = regs[m.trailing_zeros() as usize].wrapping_add(offset);
     let Some((mbase, mem)) = memory_at(cx.global, cx.shared, space, a0, size) else {
         return false;
     };
-    let Some(lim) = (mem.len() as u64).checked_sub(size as u64) else {
-        return false;
-    };
     let addrs: &mut [u64; W32] = (&mut w.addrs[..W32]).try_into().expect("addrs");
-    let mut any = 0u64;
-    let mut bad = false;
-    each_lane(m, |l| {
-        let a = regs[l].wrapping_add(offset);
-        addrs[l] = a;
-        any |= a;
-        bad |= a.wrapping_sub(mbase) > lim;
-    });
-    if bad || any & (size as u64 - 1) != 0 {
-        return false;
-    }
-    macro_rules! scatter {
-        ($n:literal) => {
-            each_lane(m, |l| {
-                slice_write_n::<$n>(mem, addrs[l] - mbase, vals[l]);
-            })
-        };
-    }
-    match size {
-        4 => scatter!(4),
-        8 => scatter!(8),
-        2 => scatter!(2),
-        1 => scatter!(1),
-        _ => return false,
-    }
-    true
+    let value = Row::R(vals);
+    scatter_sized(regs, offset, m, mbase, mem, addrs, size, value)
 }
 
 fn sat_or_wrap(x: u64, y: u64, bits: u32, signed: bool, sat: bool, add: bool) -> u64 {
