@@ -107,26 +107,24 @@ impl TagArray {
         let clock = self.clock;
         let s = self.set(line);
         let lines = &self.lines[s..s + self.ways];
-        if let Some(i) = lines.iter().position(|&l| l == line) {
-            self.stamps[s + i] = clock;
-            self.dirty[s + i] |= dirty;
-            return None;
-        }
-        // The first invalid way, else the least recently used (first on
-        // ties: deterministic).
-        let victim = s + match lines.iter().position(|&l| l == INVALID) {
-            Some(i) => i,
-            None => {
-                let stamps = &self.stamps[s..s + self.ways];
-                let (mut best, mut oldest) = (0, stamps[0]);
-                for (i, &t) in stamps.iter().enumerate().skip(1) {
-                    if t < oldest {
-                        (best, oldest) = (i, t);
-                    }
-                }
-                best
+        let stamps = &self.stamps[s..s + self.ways];
+        // One pass: the line itself (a refresh), else the first invalid
+        // way, else the least recently used (first on ties: deterministic).
+        let mut invalid = None;
+        let (mut lru, mut oldest) = (0, u64::MAX);
+        for (i, (&l, &t)) in lines.iter().zip(stamps).enumerate() {
+            if l == line {
+                self.stamps[s + i] = clock;
+                self.dirty[s + i] |= dirty;
+                return None;
             }
-        };
+            if l == INVALID {
+                invalid.get_or_insert(i);
+            } else if t < oldest {
+                (lru, oldest) = (i, t);
+            }
+        }
+        let victim = s + invalid.unwrap_or(lru);
         let old = Evicted {
             line: self.lines[victim],
             owner: self.owners[victim],
@@ -181,5 +179,64 @@ mod tests {
         assert_eq!(c.fill(1, 9, true), None);
         assert!(c.invalidate(1));
         assert!(!c.contains(1));
+    }
+
+    /// Against a plain model of LRU sets (a hit refreshes; a fill takes
+    /// the first free way, else evicts the least recently used) over
+    /// random fills, accesses and invalidations.
+    #[test]
+    fn agrees_with_an_lru_model() {
+        let (sets, ways) = (4u32, 3u32);
+        let mut c = TagArray::new(sets, ways);
+        // Per set: ways as (line, last use, owner, dirty), `None` if free.
+        let mut model = vec![vec![None::<(u64, u64, u32, bool)>; ways as usize]; sets as usize];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for t in 1..30_000u64 {
+            let line = rnd(24);
+            let set = &mut model[(line % u64::from(sets)) as usize];
+            let at = set.iter().position(|w| w.is_some_and(|w| w.0 == line));
+            match rnd(3) {
+                0 => {
+                    let want = at.map(|i| {
+                        let w = set[i].as_mut().expect("present");
+                        w.1 = t;
+                        w.2
+                    });
+                    assert_eq!(c.access(line), want);
+                }
+                1 => {
+                    let (owner, dirty) = (rnd(5) as u32, rnd(2) == 1);
+                    let want = match at {
+                        Some(i) => {
+                            let w = set[i].as_mut().expect("present");
+                            w.1 = t;
+                            w.3 |= dirty;
+                            None
+                        }
+                        None => {
+                            let v = set.iter().position(Option::is_none).unwrap_or_else(|| {
+                                (0..set.len()).min_by_key(|&i| set[i].expect("full").1).expect("ways")
+                            });
+                            let old = set[v].map(|w| Evicted { line: w.0, owner: w.2, dirty: w.3 });
+                            set[v] = Some((line, t, owner, dirty));
+                            old
+                        }
+                    };
+                    assert_eq!(c.fill(line, owner, dirty), want, "fill {line} at {t}");
+                }
+                _ => {
+                    if let Some(i) = at {
+                        set[i] = None;
+                    }
+                    assert_eq!(c.invalidate(line), at.is_some());
+                }
+            }
+        }
     }
 }
