@@ -3,19 +3,6 @@
 //! address (byte address / line size); each line remembers the warp that
 //! brought it (to tell intra-warp from inter-warp hits) and a dirty bit.
 
-/// One way of a set.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Way {
-    /// Line address, or `u64::MAX` when invalid.
-    line: u64,
-    /// Last access stamp (larger = more recent).
-    stamp: u64,
-    /// Dynamic warp id of the warp whose miss filled the line.
-    owner: u32,
-    /// Written since filled (write-back caches only).
-    dirty: bool,
-}
-
 const INVALID: u64 = u64::MAX;
 
 /// A line pushed out by a fill.
@@ -30,12 +17,21 @@ pub struct Evicted {
 }
 
 /// Tags of a set-associative cache: `sets × ways` lines, LRU within a set,
-/// set index = line address mod sets.
+/// set index = line address mod sets. Stored as parallel arrays (line
+/// addresses apart from the LRU stamps, owners and dirty bits), so a
+/// lookup scans only the set's line addresses.
 #[derive(Clone, Debug)]
 pub struct TagArray {
     sets: u64,
     ways: usize,
-    tags: Vec<Way>,
+    /// Line address of each way, or `INVALID`.
+    lines: Vec<u64>,
+    /// Last access stamp of each way (larger = more recent; 0 = never).
+    stamps: Vec<u64>,
+    /// Dynamic warp id of the warp whose miss filled each way.
+    owners: Vec<u32>,
+    /// Each way written since filled (write-back caches only).
+    dirty: Vec<bool>,
     clock: u64,
 }
 
@@ -44,56 +40,59 @@ impl TagArray {
     pub fn new(sets: u32, ways: u32) -> TagArray {
         let sets = u64::from(sets.max(1));
         let ways = ways.max(1) as usize;
+        let n = sets as usize * ways;
         TagArray {
             sets,
             ways,
-            tags: vec![
-                Way {
-                    line: INVALID,
-                    stamp: 0,
-                    owner: 0,
-                    dirty: false
-                };
-                sets as usize * ways
-            ],
+            lines: vec![INVALID; n],
+            stamps: vec![0; n],
+            owners: vec![0; n],
+            dirty: vec![false; n],
             clock: 0,
         }
     }
 
-    fn set(&self, line: u64) -> std::ops::Range<usize> {
+    /// The first way of `line`'s set.
+    #[inline]
+    fn set(&self, line: u64) -> usize {
         // A mask when the set count is a power of two (no division).
         let set = if self.sets.is_power_of_two() {
             line & (self.sets - 1)
         } else {
             line % self.sets
         };
-        let s = set as usize * self.ways;
-        s..s + self.ways
+        set as usize * self.ways
+    }
+
+    /// The way holding `line`, if present.
+    #[inline]
+    fn find(&self, line: u64) -> Option<usize> {
+        let s = self.set(line);
+        self.lines[s..s + self.ways]
+            .iter()
+            .position(|&l| l == line)
+            .map(|i| s + i)
     }
 
     /// Looks `line` up; on a hit makes it most recently used and returns
     /// its owner.
     pub fn access(&mut self, line: u64) -> Option<u32> {
         self.clock += 1;
-        let clock = self.clock;
-        let r = self.set(line);
-        self.tags[r].iter_mut().find(|w| w.line == line).map(|w| {
-            w.stamp = clock;
-            w.owner
-        })
+        let w = self.find(line)?;
+        self.stamps[w] = self.clock;
+        Some(self.owners[w])
     }
 
     /// True if `line` is present (no LRU update).
     pub fn contains(&self, line: u64) -> bool {
-        self.tags[self.set(line)].iter().any(|w| w.line == line)
+        self.find(line).is_some()
     }
 
     /// Marks a present line dirty; false if absent.
     pub fn mark_dirty(&mut self, line: u64) -> bool {
-        let r = self.set(line);
-        match self.tags[r].iter_mut().find(|w| w.line == line) {
+        match self.find(line) {
             Some(w) => {
-                w.dirty = true;
+                self.dirty[w] = true;
                 true
             }
             None => false,
@@ -106,48 +105,44 @@ impl TagArray {
     pub fn fill(&mut self, line: u64, owner: u32, dirty: bool) -> Option<Evicted> {
         self.clock += 1;
         let clock = self.clock;
-        let r = self.set(line);
-        let set = &mut self.tags[r];
-        if let Some(w) = set.iter_mut().find(|w| w.line == line) {
-            w.stamp = clock;
-            w.dirty |= dirty;
-            return None;
-        }
-        // Invalid ways have stamp 0 and line INVALID; pick the first invalid,
-        // else the least recently used (first on ties: deterministic).
-        let victim = match set.iter().position(|w| w.line == INVALID) {
-            Some(i) => i,
-            None => {
-                let (mut best, mut oldest) = (0, set[0].stamp);
-                for (i, w) in set.iter().enumerate().skip(1) {
-                    if w.stamp < oldest {
-                        (best, oldest) = (i, w.stamp);
-                    }
-                }
-                best
+        let s = self.set(line);
+        let lines = &self.lines[s..s + self.ways];
+        let stamps = &self.stamps[s..s + self.ways];
+        // One pass: the line itself (a refresh), else the first invalid
+        // way, else the least recently used (first on ties: deterministic).
+        let mut invalid = None;
+        let (mut lru, mut oldest) = (0, u64::MAX);
+        for (i, (&l, &t)) in lines.iter().zip(stamps).enumerate() {
+            if l == line {
+                self.stamps[s + i] = clock;
+                self.dirty[s + i] |= dirty;
+                return None;
             }
+            if l == INVALID {
+                invalid.get_or_insert(i);
+            } else if t < oldest {
+                (lru, oldest) = (i, t);
+            }
+        }
+        let victim = s + invalid.unwrap_or(lru);
+        let old = Evicted {
+            line: self.lines[victim],
+            owner: self.owners[victim],
+            dirty: self.dirty[victim],
         };
-        let old = set[victim];
-        set[victim] = Way {
-            line,
-            stamp: clock,
-            owner,
-            dirty,
-        };
-        (old.line != INVALID).then_some(Evicted {
-            line: old.line,
-            owner: old.owner,
-            dirty: old.dirty,
-        })
+        self.lines[victim] = line;
+        self.stamps[victim] = clock;
+        self.owners[victim] = owner;
+        self.dirty[victim] = dirty;
+        (old.line != INVALID).then_some(old)
     }
 
     /// Removes `line`; returns true if it was present.
     pub fn invalidate(&mut self, line: u64) -> bool {
-        let r = self.set(line);
-        match self.tags[r].iter_mut().find(|w| w.line == line) {
+        match self.find(line) {
             Some(w) => {
-                w.line = INVALID;
-                w.dirty = false;
+                self.lines[w] = INVALID;
+                self.dirty[w] = false;
                 true
             }
             None => false,
@@ -156,15 +151,13 @@ impl TagArray {
 
     /// Invalidates every line (kernel boundary for L1 caches).
     pub fn clear(&mut self) {
-        for w in &mut self.tags {
-            w.line = INVALID;
-            w.dirty = false;
-        }
+        self.lines.fill(INVALID);
+        self.dirty.fill(false);
     }
 
     /// Lines in total.
     pub fn lines(&self) -> usize {
-        self.tags.len()
+        self.lines.len()
     }
 }
 
@@ -186,5 +179,64 @@ mod tests {
         assert_eq!(c.fill(1, 9, true), None);
         assert!(c.invalidate(1));
         assert!(!c.contains(1));
+    }
+
+    /// Against a plain model of LRU sets (a hit refreshes; a fill takes
+    /// the first free way, else evicts the least recently used) over
+    /// random fills, accesses and invalidations.
+    #[test]
+    fn agrees_with_an_lru_model() {
+        let (sets, ways) = (4u32, 3u32);
+        let mut c = TagArray::new(sets, ways);
+        // Per set: ways as (line, last use, owner, dirty), `None` if free.
+        let mut model = vec![vec![None::<(u64, u64, u32, bool)>; ways as usize]; sets as usize];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for t in 1..30_000u64 {
+            let line = rnd(24);
+            let set = &mut model[(line % u64::from(sets)) as usize];
+            let at = set.iter().position(|w| w.is_some_and(|w| w.0 == line));
+            match rnd(3) {
+                0 => {
+                    let want = at.map(|i| {
+                        let w = set[i].as_mut().expect("present");
+                        w.1 = t;
+                        w.2
+                    });
+                    assert_eq!(c.access(line), want);
+                }
+                1 => {
+                    let (owner, dirty) = (rnd(5) as u32, rnd(2) == 1);
+                    let want = match at {
+                        Some(i) => {
+                            let w = set[i].as_mut().expect("present");
+                            w.1 = t;
+                            w.3 |= dirty;
+                            None
+                        }
+                        None => {
+                            let v = set.iter().position(Option::is_none).unwrap_or_else(|| {
+                                (0..set.len()).min_by_key(|&i| set[i].expect("full").1).expect("ways")
+                            });
+                            let old = set[v].map(|w| Evicted { line: w.0, owner: w.2, dirty: w.3 });
+                            set[v] = Some((line, t, owner, dirty));
+                            old
+                        }
+                    };
+                    assert_eq!(c.fill(line, owner, dirty), want, "fill {line} at {t}");
+                }
+                _ => {
+                    if let Some(i) = at {
+                        set[i] = None;
+                    }
+                    assert_eq!(c.invalidate(line), at.is_some());
+                }
+            }
+        }
     }
 }

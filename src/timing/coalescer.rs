@@ -28,6 +28,11 @@ pub fn coalesce(
     let shift = ls.trailing_zeros();
     let pow2 = ls.is_power_of_two();
     let line_of = |a: u64| if pow2 { a >> shift } else { a / ls };
+    // Past `LINEAR` requests, lines are found through an open-addressed
+    // table of positions in `out` (+1; 0 = empty) instead of a scan, so a
+    // gather of 32 distinct lines costs 32 probes, not 496 comparisons.
+    const LINEAR: usize = 8;
+    let mut table: Option<LineTable> = None;
     let mut m = mask;
     while m != 0 {
         let l = m.trailing_zeros() as usize;
@@ -39,11 +44,86 @@ pub fn coalesce(
             let lo = a.max(line * ls);
             let hi = (a + u64::from(size.max(1))).min((line + 1) * ls);
             let bytes = (hi - lo) as u32;
-            match out.iter_mut().find(|r| r.line == line) {
-                Some(r) => r.bytes = (r.bytes + bytes).min(line_size),
-                None => out.push(LineRequest { line, bytes }),
+            // Neighbouring lanes usually share the line just added.
+            if let Some(r) = out.last_mut().filter(|r| r.line == line) {
+                r.bytes = (r.bytes + bytes).min(line_size);
+                continue;
+            }
+            let found = match &mut table {
+                Some(t) if !t.full() => t.find(line, out),
+                None if out.len() > LINEAR => {
+                    let mut t = LineTable::new();
+                    for (i, r) in out.iter().enumerate() {
+                        t.insert(r.line, i, out);
+                    }
+                    let found = t.find(line, out);
+                    table = Some(t);
+                    found
+                }
+                _ => out.iter().position(|r| r.line == line),
+            };
+            match found {
+                Some(i) => out[i].bytes = (out[i].bytes + bytes).min(line_size),
+                None => {
+                    out.push(LineRequest { line, bytes });
+                    if let Some(t) = table.as_mut().filter(|t| !t.full()) {
+                        t.insert(line, out.len() - 1, out);
+                    }
+                }
             }
         }
+    }
+}
+
+/// Positions of lines in a request list, open-addressed with linear
+/// probing (for [`coalesce`] once a list grows past a few lines).
+struct LineTable {
+    /// Position + 1 of a request in the list, 0 for an empty slot.
+    slots: [u16; LineTable::SLOTS],
+    /// Entries in use.
+    len: usize,
+}
+
+impl LineTable {
+    const SLOTS: usize = 256;
+
+    fn new() -> LineTable {
+        LineTable {
+            slots: [0; LineTable::SLOTS],
+            len: 0,
+        }
+    }
+
+    /// At most half full (so probes stay short); a larger list is scanned.
+    fn full(&self) -> bool {
+        self.len >= LineTable::SLOTS / 2
+    }
+
+    fn home(line: u64) -> usize {
+        (line.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize
+    }
+
+    /// The position of `line` in `list`, if present.
+    fn find(&self, line: u64, list: &[LineRequest]) -> Option<usize> {
+        let mut h = LineTable::home(line);
+        loop {
+            match self.slots[h] {
+                0 => return None,
+                p if list[usize::from(p) - 1].line == line => return Some(usize::from(p) - 1),
+                _ => h = (h + 1) % LineTable::SLOTS,
+            }
+        }
+    }
+
+    /// Records that `line` is at position `pos` of `list` (not yet present).
+    fn insert(&mut self, line: u64, pos: usize, list: &[LineRequest]) {
+        debug_assert!(self.find(line, list).is_none());
+        let mut h = LineTable::home(line);
+        while self.slots[h] != 0 {
+            h = (h + 1) % LineTable::SLOTS;
+        }
+        self.slots[h] = (pos + 1) as u16;
+        self.len += 1;
     }
 }
 
@@ -64,10 +144,22 @@ pub fn bank_conflict_degree(
     // so the degree is 1 (0 without lanes). Any conflict (or more than 64
     // banks, or sizes not powers of two) takes the general count below.
     if banks <= 64 && width.is_power_of_two() && banks.is_power_of_two() {
-        let (shift, bank_mask) = (width.trailing_zeros(), banks - 1);
-        let mut seen = 0u64;
-        let mut word_of = [0u64; 64];
-        let mut conflict = false;
+        // Each bank's distinct words as a list through `words`/`next`
+        // (newest first, `NONE`-terminated from `head`): a word is looked
+        // up only among its own bank's words, so a k-way conflict costs k
+        // comparisons per lane. More than `CAP` distinct words take the
+        // general count.
+        const CAP: usize = 64;
+        const NONE: u8 = u8::MAX;
+        let shift = width.trailing_zeros();
+        let bank_mask = banks - 1;
+        let mut head = [NONE; 64];
+        let mut count = [0u8; 64];
+        let mut words = [0u64; CAP];
+        let mut next = [NONE; CAP];
+        let mut n = 0usize;
+        let mut degree = 0u32;
+        let mut overflow = false;
         let mut m = mask;
         'lanes: while m != 0 {
             let l = m.trailing_zeros() as usize;
@@ -75,21 +167,32 @@ pub fn bank_conflict_degree(
             let a = addr(l);
             for w in a >> shift..=(a + u64::from(size.max(1)) - 1) >> shift {
                 let b = (w & bank_mask) as usize;
-                if seen >> b & 1 == 0 {
-                    seen |= 1 << b;
-                    word_of[b] = w;
-                } else if word_of[b] != w {
-                    conflict = true;
+                let mut i = head[b];
+                while i != NONE && words[usize::from(i)] != w {
+                    i = next[usize::from(i)];
+                }
+                if i != NONE {
+                    continue;
+                }
+                if n == CAP {
+                    overflow = true;
                     break 'lanes;
                 }
+                words[n] = w;
+                next[n] = head[b];
+                head[b] = n as u8;
+                n += 1;
+                count[b] += 1;
+                degree = degree.max(u32::from(count[b]));
             }
         }
-        if !conflict {
-            return u32::from(seen != 0);
+        if !overflow {
+            return degree;
         }
     }
-    let mut words = [0u64; 256];
-    let mut n = 0;
+    // Every word of every lane (rare path: conflicts among more than 64
+    // extra words, or banks/widths that are not powers of two).
+    let mut words: Vec<u64> = Vec::with_capacity(128);
     let mut m = mask;
     while m != 0 {
         let l = m.trailing_zeros() as usize;
@@ -97,14 +200,8 @@ pub fn bank_conflict_degree(
         let a = addr(l);
         let first = a / width;
         let last = (a + u64::from(size.max(1)) - 1) / width;
-        for w in first..=last {
-            if n < words.len() {
-                words[n] = w;
-                n += 1;
-            }
-        }
+        words.extend(first..=last);
     }
-    let words = &mut words[..n];
     words.sort_unstable();
     let mut per_bank = [0u32; 64];
     let mut big: Vec<u32> = Vec::new();
@@ -196,6 +293,60 @@ mod tests {
                 let want = per_bank.values().map(|s| s.len() as u32).max().unwrap_or(0);
                 assert_eq!(d, want, "size {size} mask {mask:#x}");
             }
+        }
+    }
+
+    /// The line-table path and the conflict counting agree with plain
+    /// definitions (a scan of the request list; distinct words per bank by
+    /// brute force) over random lane addresses.
+    #[test]
+    fn random_accesses_agree_with_plain_definitions() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut out = Vec::new();
+        for _ in 0..3000 {
+            let lanes = if rnd(4) == 0 { 64 } else { 32 };
+            let mask = match rnd(3) {
+                0 => u64::MAX >> (64 - lanes),
+                _ => rnd(u64::MAX) & (u64::MAX >> (64 - lanes)),
+            };
+            let size = [1u32, 2, 4, 8, 16][rnd(5) as usize];
+            let spread = [64u64, 512, 4096, 1 << 20][rnd(4) as usize];
+            let addrs: Vec<u64> = (0..64).map(|_| rnd(spread) / u64::from(size) * u64::from(size) + rnd(2) * 3).collect();
+            let line = [32u32, 128][rnd(2) as usize];
+            coalesce(mask, size, line, |l| addrs[l], &mut out);
+            let mut want: Vec<LineRequest> = Vec::new();
+            for l in (0..64).filter(|l| mask >> l & 1 == 1) {
+                let a = addrs[l];
+                let ls = u64::from(line);
+                for ln in a / ls..=(a + u64::from(size) - 1) / ls {
+                    let lo = a.max(ln * ls);
+                    let hi = (a + u64::from(size)).min((ln + 1) * ls);
+                    match want.iter_mut().find(|r| r.line == ln) {
+                        Some(r) => r.bytes = (r.bytes + (hi - lo) as u32).min(line),
+                        None => want.push(LineRequest { line: ln, bytes: (hi - lo) as u32 }),
+                    }
+                }
+            }
+            assert_eq!(out, want);
+            let d = bank_conflict_degree(mask, size, 32, 4, |l| addrs[l]);
+            let mut per_bank = std::collections::BTreeMap::<u64, Vec<u64>>::new();
+            for l in (0..64).filter(|l| mask >> l & 1 == 1) {
+                let a = addrs[l];
+                for w in a / 4..=(a + u64::from(size) - 1) / 4 {
+                    let words = per_bank.entry(w % 32).or_default();
+                    if !words.contains(&w) {
+                        words.push(w);
+                    }
+                }
+            }
+            let want = per_bank.values().map(|s| s.len() as u32).max().unwrap_or(0);
+            assert_eq!(d, want, "size {size} mask {mask:#x}");
         }
     }
 

@@ -70,6 +70,10 @@ pub struct CtaScheduler {
     need: [u32; 4],
     views: Vec<SmView>,
     targets: Vec<usize>,
+    /// The last look found no SM with room, and no CTA has retired since
+    /// (an SM's room only grows when one of its CTAs retires), so looking
+    /// again would find the same.
+    full: bool,
 }
 
 impl CtaScheduler {
@@ -81,7 +85,13 @@ impl CtaScheduler {
             need,
             views: Vec::new(),
             targets: Vec::new(),
+            full: false,
         }
+    }
+
+    /// A CTA retired somewhere: an SM may have room again.
+    pub fn on_retire(&mut self) {
+        self.full = false;
     }
 
     /// All CTAs assigned.
@@ -98,7 +108,7 @@ impl CtaScheduler {
         ctx: &LaunchCtx<'_>,
         now: u64,
     ) -> bool {
-        if self.exhausted() {
+        if self.exhausted() || self.full {
             return false;
         }
         self.views.clear();
@@ -112,6 +122,7 @@ impl CtaScheduler {
             });
         }
         if !any_fits {
+            self.full = true;
             return false;
         }
         self.targets.clear();

@@ -85,6 +85,7 @@ impl<T: Ord + Copy> EventQueue<T> {
     }
 
     /// Queues `item`, due at cycle `at`.
+    #[inline]
     pub fn push(&mut self, at: u64, item: T) {
         self.len += 1;
         if at < self.cursor {
@@ -100,6 +101,7 @@ impl<T: Ord + Copy> EventQueue<T> {
     }
 
     /// The earliest cycle an item is due at.
+    #[inline]
     pub fn next_due(&self) -> Option<u64> {
         if let Some(&(c, _)) = self.late.front() {
             return Some(c);
@@ -110,6 +112,7 @@ impl<T: Ord + Copy> EventQueue<T> {
 
     /// Removes and returns the next item due at or before `now`, with its
     /// cycle.
+    #[inline]
     pub fn pop_due(&mut self, now: u64) -> Option<(u64, T)> {
         if self.len == 0 {
             return None;
@@ -138,6 +141,7 @@ impl<T: Ord + Copy> EventQueue<T> {
     }
 
     /// The earliest cycle with items in the ring.
+    #[inline]
     fn first_in_ring(&self) -> Option<u64> {
         // Slot `cursor & MASK` rotated to bit 0: the lowest set bit is the
         // distance to the first occupied cycle.
@@ -160,6 +164,7 @@ impl<T: Ord + Copy> EventQueue<T> {
     }
 
     /// Appends `item` to the FIFO of ring slot `i`.
+    #[inline]
     fn ring_push(&mut self, i: usize, item: T) {
         let e = if self.free != NIL {
             let e = self.free;
@@ -181,6 +186,7 @@ impl<T: Ord + Copy> EventQueue<T> {
     }
 
     /// Removes the oldest item of ring slot `i`.
+    #[inline]
     fn ring_pop(&mut self, i: usize) -> Option<T> {
         let f = &mut self.ring[i];
         if f.first == NIL {

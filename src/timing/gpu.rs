@@ -209,7 +209,9 @@ impl Gpu {
                 sm.last_run = now;
                 sm.active = false;
                 sm.cycle(now, ctx, &mut self.mem, global, replies)?;
-                sm.retire_ctas(now, launch_index);
+                if sm.retire_ctas(now, launch_index) > 0 {
+                    ctas.on_retire();
+                }
                 // Only a running SM can make progress.
                 if std::mem::take(&mut sm.progressed) {
                     last_progress = now;

@@ -222,18 +222,25 @@ impl Sm {
                     );
                     true
                 } else if let Some(m) = self
-                    .mshr_lines
-                    .iter()
-                    .zip(&mut self.mshrs)
-                    .find(|(l, m)| **l == r.line && (m.waiters.len() as u32) < cfg.l1d.mshr_merge)
-                    .map(|(_, m)| m)
+                    .mshr_index
+                    .may_hold(r.line)
+                    .then(|| {
+                        self.mshr_lines
+                            .iter()
+                            .zip(&mut self.mshrs)
+                            .find(|(l, m)| {
+                                **l == r.line && (m.waiters.len() as u32) < cfg.l1d.mshr_merge
+                            })
+                            .map(|(_, m)| m)
+                    })
+                    .flatten()
                 {
                     st.accesses += 1;
                     st.mshr_merges += 1;
                     job.outcomes[if m.owner == dyn_id { 0 } else { 1 }] += 1;
                     m.waiters.push(job.inflight);
                     true
-                } else if let Some(i) = self.mshr_lines.iter().position(|&l| l == NO_LINE) {
+                } else if let Some(i) = self.mshr_index.first_free() {
                     if mem.can_inject(self.id, now) {
                         st.accesses += 1;
                         st.misses += 1;
@@ -252,6 +259,7 @@ impl Sm {
                         m.waiters.clear();
                         m.waiters.push(job.inflight);
                         self.mshr_lines[i] = r.line;
+                        self.mshr_index.allocate(i, r.line);
                         mem.inject(
                             now,
                             Packet {
@@ -349,6 +357,7 @@ impl Sm {
                 }
                 let waiters = std::mem::take(&mut self.mshrs[i].waiters);
                 self.mshrs[i].used = false;
+                self.mshr_index.release(i, line);
                 self.mshr_lines[i] = NO_LINE;
                 for &id in &waiters {
                     self.request_done(id, ctx);

@@ -90,6 +90,9 @@ struct Slice {
     next_lookup: u64,
     /// Outstanding DRAM reads: (L2 line, waiting packets).
     mshr: Vec<(u64, Vec<Packet>)>,
+    /// Emptied waiter lists of completed DRAM reads, reused by the next
+    /// misses (no allocation per miss).
+    spare_waiters: Vec<Vec<Packet>>,
     port: Port,
 }
 
@@ -202,6 +205,7 @@ impl MemSys {
                     rop: VecDeque::new(),
                     next_lookup: 0,
                     mshr: Vec::new(),
+                    spare_waiters: Vec::new(),
                     port: Port::default(),
                 })
                 .collect(),
@@ -329,16 +333,18 @@ impl MemSys {
                     .iter()
                     .position(|m| m.0 == r.line)
                     .expect("a DRAM read has its L2 MSHR");
-                let (_, waiters) = self.slices[s].mshr.remove(pos);
+                let (_, mut waiters) = self.slices[s].mshr.remove(pos);
                 let dirty = waiters
                     .iter()
                     .any(|p| p.kind != PacketKind::Read && p.kind != PacketKind::Fetch);
                 self.fill_l2(s, r.line, dirty);
-                for p in waiters {
+                for &p in &waiters {
                     if p.kind != PacketKind::Write {
                         self.reply(now, s, p);
                     }
                 }
+                waiters.clear();
+                self.slices[s].spare_waiters.push(waiters);
             }
         }
         // 3. Tag lookups, one per slice per cycle.
@@ -391,7 +397,9 @@ impl MemSys {
             match merged {
                 Some(i) => self.slices[s].mshr[i].1.push(p),
                 None => {
-                    self.slices[s].mshr.push((line, vec![p]));
+                    let mut waiters = self.slices[s].spare_waiters.pop().unwrap_or_default();
+                    waiters.push(p);
+                    self.slices[s].mshr.push((line, waiters));
                     self.channels[ch].queue.push_back(DramReq {
                         slice: s as u32,
                         line,

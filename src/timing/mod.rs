@@ -15,6 +15,7 @@ pub mod host;
 pub mod issue;
 pub mod ldst;
 pub mod memsys;
+pub mod mshr_index;
 pub mod scoreboard;
 pub mod sm;
 pub mod stats;

@@ -365,6 +365,9 @@ pub struct Sm {
     /// The line of each MSHR in use (`ldst::NO_LINE` when free), dense so
     /// a lookup scans a few cache lines.
     pub mshr_lines: Vec<u64>,
+    /// Free MSHRs and a filter of the lines they hold (kept with
+    /// `mshr_lines`).
+    pub mshr_index: crate::timing::mshr_index::MshrIndex,
     /// In-flight memory instructions (indexed by id).
     pub inflight: Vec<InflightMem>,
     /// I-cache tags.
@@ -492,6 +495,7 @@ impl Sm {
             l1d: TagArray::new(cfg.l1d.sets, cfg.l1d.ways),
             mshrs: vec![Mshr::default(); cfg.l1d.mshrs.max(1) as usize],
             mshr_lines: vec![crate::timing::ldst::NO_LINE; cfg.l1d.mshrs.max(1) as usize],
+            mshr_index: crate::timing::mshr_index::MshrIndex::new(cfg.l1d.mshrs.max(1) as usize),
             inflight: Vec::new(),
             icache: TagArray::new(cfg.icache.sets, cfg.icache.ways),
             icache_pending: Vec::new(),

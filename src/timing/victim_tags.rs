@@ -7,22 +7,19 @@
 //! a new warp in the slot starts empty. Always present: CCWS and
 //! Detected-DAWS use the hits, and every run reports them.
 
-/// One tag.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Tag {
-    valid: bool,
-    line: u64,
-    stamp: u64,
-}
+/// An empty tag (no line address is this large: lines are byte addresses
+/// divided by the line size).
+const EMPTY: u64 = u64::MAX;
 
-/// The victim tag arrays of one SM's warp slots.
+/// The victim tag arrays of one SM's warp slots. Each set keeps its lines
+/// most recently inserted first, empty tags last, so LRU needs no stamps
+/// and a set of 8 tags is one 64-byte host cache line.
 #[derive(Clone, Debug)]
 pub struct VictimTags {
     sets: usize,
     ways: usize,
     per_warp: usize,
-    tags: Vec<Tag>,
-    clock: u64,
+    tags: Vec<u64>,
 }
 
 impl VictimTags {
@@ -34,43 +31,43 @@ impl VictimTags {
             sets,
             ways,
             per_warp: sets * ways,
-            tags: vec![Tag::default(); slots * sets * ways],
-            clock: 0,
+            tags: vec![EMPTY; slots * sets * ways],
         }
     }
 
-    fn set(&mut self, slot: u32, line: u64) -> &mut [Tag] {
-        let s = slot as usize * self.per_warp + (line % self.sets as u64) as usize * self.ways;
+    fn set(&mut self, slot: u32, line: u64) -> &mut [u64] {
+        let set = if self.sets.is_power_of_two() {
+            (line & (self.sets as u64 - 1)) as usize
+        } else {
+            (line % self.sets as u64) as usize
+        };
+        let s = slot as usize * self.per_warp + set * self.ways;
         &mut self.tags[s..s + self.ways]
     }
 
-    /// Records that `slot`'s line `line` was evicted.
+    /// Records that `slot`'s line `line` was evicted (it becomes the most
+    /// recent tag of its set; a full set forgets its least recent one).
     pub fn insert(&mut self, slot: u32, line: u64) {
-        self.clock += 1;
-        let clock = self.clock;
         let set = self.set(slot, line);
-        if let Some(t) = set.iter_mut().find(|t| t.valid && t.line == line) {
-            t.stamp = clock;
-            return;
-        }
-        let v = set
-            .iter_mut()
-            .min_by_key(|t| (t.valid, t.stamp))
-            .expect("ways ≥ 1");
-        *v = Tag {
-            valid: true,
-            line,
-            stamp: clock,
-        };
+        // Tags before `end` move down one place to make room at the front:
+        // up to the line's own tag if present, else up to the first empty
+        // tag, else over the whole set (dropping the last).
+        let end = set
+            .iter()
+            .position(|&t| t == line || t == EMPTY)
+            .unwrap_or(set.len() - 1);
+        set.copy_within(0..end, 1);
+        set[0] = line;
     }
 
     /// `slot` missed on `line`: true (and the tag removed) if `line` is in
     /// its victim tags.
     pub fn probe(&mut self, slot: u32, line: u64) -> bool {
         let set = self.set(slot, line);
-        match set.iter_mut().find(|t| t.valid && t.line == line) {
-            Some(t) => {
-                t.valid = false;
+        match set.iter().position(|&t| t == line) {
+            Some(i) => {
+                set.copy_within(i + 1.., i);
+                *set.last_mut().expect("ways ≥ 1") = EMPTY;
                 true
             }
             None => false,
@@ -80,16 +77,12 @@ impl VictimTags {
     /// A new warp takes `slot`.
     pub fn clear(&mut self, slot: u32) {
         let s = slot as usize * self.per_warp;
-        for t in &mut self.tags[s..s + self.per_warp] {
-            t.valid = false;
-        }
+        self.tags[s..s + self.per_warp].fill(EMPTY);
     }
 
     /// Forgets every tag (a new launch).
     pub fn clear_all(&mut self) {
-        for t in &mut self.tags {
-            t.valid = false;
-        }
+        self.tags.fill(EMPTY);
     }
 }
 
@@ -112,5 +105,49 @@ mod tests {
         v.insert(0, 1);
         v.clear(0);
         assert!(!v.probe(0, 1));
+    }
+
+    /// Against a stamp-LRU model (the definition: a hit refreshes, a miss
+    /// fills an empty way or replaces the least recently inserted line),
+    /// over random inserts and probes of a few lines.
+    #[test]
+    fn agrees_with_stamped_lru() {
+        let (slots, entries, ways) = (3usize, 12u32, 4u32);
+        let sets = (entries / ways) as u64;
+        let mut v = VictimTags::new(slots, entries, ways);
+        // (slot, set) -> [(line, stamp)]
+        let mut model = vec![Vec::<(u64, u64)>::new(); slots * sets as usize];
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for clock in 0..20_000u64 {
+            let slot = rnd(slots as u64) as usize;
+            let line = rnd(40);
+            let m = &mut model[slot * sets as usize + (line % sets) as usize];
+            if rnd(2) == 0 {
+                v.insert(slot as u32, line);
+                if let Some(t) = m.iter_mut().find(|t| t.0 == line) {
+                    t.1 = clock;
+                } else if m.len() < ways as usize {
+                    m.push((line, clock));
+                } else {
+                    let lru = (0..m.len()).min_by_key(|&i| m[i].1).expect("full");
+                    m[lru] = (line, clock);
+                }
+            } else {
+                let want = match m.iter().position(|t| t.0 == line) {
+                    Some(i) => {
+                        m.remove(i);
+                        true
+                    }
+                    None => false,
+                };
+                assert_eq!(v.probe(slot as u32, line), want, "step {clock}");
+            }
+        }
     }
 }
