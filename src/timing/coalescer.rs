@@ -144,19 +144,19 @@ pub fn bank_conflict_degree(
     // so the degree is 1 (0 without lanes). Any conflict (or more than 64
     // banks, or sizes not powers of two) takes the general count below.
     if banks <= 64 && width.is_power_of_two() && banks.is_power_of_two() {
-        // Each bank's distinct words as a list through `words`/`next`
-        // (newest first, `NONE`-terminated from `head`): a word is looked
-        // up only among its own bank's words, so a k-way conflict costs k
-        // comparisons per lane. More than `CAP` distinct words take the
-        // general count.
+        // Distinct words are found through an open-addressed table of
+        // positions in `words` (a broadcast word is counted once), and
+        // each new word adds one to its bank's count: a lane costs a probe
+        // or two whatever the conflict degree. More than `CAP` distinct
+        // words take the general count.
         const CAP: usize = 64;
+        const SLOTS: usize = 2 * CAP;
         const NONE: u8 = u8::MAX;
         let shift = width.trailing_zeros();
         let bank_mask = banks - 1;
-        let mut head = [NONE; 64];
+        let mut table = [NONE; SLOTS];
         let mut count = [0u8; 64];
         let mut words = [0u64; CAP];
-        let mut next = [NONE; CAP];
         let mut n = 0usize;
         let mut degree = 0u32;
         let mut overflow = false;
@@ -165,25 +165,35 @@ pub fn bank_conflict_degree(
             let l = m.trailing_zeros() as usize;
             m &= m - 1;
             let a = addr(l);
-            for w in a >> shift..=(a + u64::from(size.max(1)) - 1) >> shift {
-                let b = (w & bank_mask) as usize;
-                let mut i = head[b];
-                while i != NONE && words[usize::from(i)] != w {
-                    i = next[usize::from(i)];
+            // The lane's words, first to last (a plain loop: an inclusive
+            // range costs an extra flag per step).
+            let (mut w, last) = (a >> shift, (a + u64::from(size.max(1)) - 1) >> shift);
+            loop {
+                let mut h = (w.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 57) as usize;
+                loop {
+                    let i = table[h];
+                    if i == NONE {
+                        if n == CAP {
+                            overflow = true;
+                            break 'lanes;
+                        }
+                        words[n] = w;
+                        table[h] = n as u8;
+                        n += 1;
+                        let b = (w & bank_mask) as usize;
+                        count[b] += 1;
+                        degree = degree.max(u32::from(count[b]));
+                        break;
+                    }
+                    if words[usize::from(i)] == w {
+                        break;
+                    }
+                    h = (h + 1) % SLOTS;
                 }
-                if i != NONE {
-                    continue;
+                if w >= last {
+                    break;
                 }
-                if n == CAP {
-                    overflow = true;
-                    break 'lanes;
-                }
-                words[n] = w;
-                next[n] = head[b];
-                head[b] = n as u8;
-                n += 1;
-                count[b] += 1;
-                degree = degree.max(u32::from(count[b]));
+                w += 1;
             }
         }
         if !overflow {
