@@ -153,8 +153,15 @@ impl Sm {
                 // can name it without ordering them all.
                 let issuable =
                     (0..UNITS).any(|u| free >> u & 1 == 1 && self.groups[s * UNITS + u].count > 0);
+                let would_issue = |slot: u32| {
+                    let code = self.charge_codes[slot as usize];
+                    code >= GROUP && free >> (code - GROUP) & 1 == 1
+                };
                 match self.policies[s].first_in_order(&view) {
                     Some(first) if !issuable => order.extend(first),
+                    // The first warp issues, and one issue is all the
+                    // scheduler may make: the walk ends there.
+                    Some(Some(first)) if width == 1 && would_issue(first) => order.push(first),
                     _ => {
                         self.policies[s].order(&view, &mut order);
                         debug_assert_eq!(order.len(), ages.len());
