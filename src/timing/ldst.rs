@@ -187,7 +187,7 @@ impl Sm {
         if self.ldst_stall != before {
             // Charge the cycles the previous stall held before it changes.
             let after = std::mem::replace(&mut self.ldst_stall, before);
-            self.flush_account();
+            self.flush_ldst_account();
             self.ldst_stall = after;
         }
     }

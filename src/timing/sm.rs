@@ -400,6 +400,9 @@ pub struct Sm {
     /// Cycles to charge to the current states, not yet added to `stats`
     /// (see [`Sm::account`]).
     pub unaccounted: u64,
+    /// The same for the LD/ST unit's stall alone, which changes more
+    /// often than the other states (see [`Sm::flush_ldst_account`]).
+    pub ldst_unaccounted: u64,
     /// Warps per state this cycle (index: position in [`Stall::ALL`]).
     pub state_counts: [u32; 10],
     /// Warps ready but not picked this cycle.
@@ -511,6 +514,7 @@ impl Sm {
             issue_log: None,
             ldst_stall: LdStStall::None,
             unaccounted: 0,
+            ldst_unaccounted: 0,
             state_counts: [0; 10],
             ready_count: 0,
             last_run: 0,
@@ -822,6 +826,7 @@ impl Sm {
     /// its counters.
     pub fn account(&mut self, cycles: u64) {
         self.unaccounted += cycles;
+        self.ldst_unaccounted += cycles;
     }
 
     /// Charges the cycles [`Sm::account`] collected to the current states.
@@ -849,6 +854,14 @@ impl Sm {
             }
         }
         self.stats.warp_ready += u64::from(self.ready_count) * cycles;
+        self.flush_ldst_account();
+    }
+
+    /// Charges the cycles [`Sm::account`] collected to the LD/ST unit's
+    /// current stall only (before it changes; the other states keep
+    /// collecting).
+    pub fn flush_ldst_account(&mut self) {
+        let cycles = std::mem::take(&mut self.ldst_unaccounted);
         match self.ldst_stall {
             LdStStall::None => {}
             LdStStall::Mshr => self.stats.l1d.mshr_full += cycles,
