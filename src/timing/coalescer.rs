@@ -28,10 +28,7 @@ pub fn coalesce(
     let shift = ls.trailing_zeros();
     let pow2 = ls.is_power_of_two();
     let line_of = |a: u64| if pow2 { a >> shift } else { a / ls };
-    // Past `LINEAR` requests, lines are found through an open-addressed
-    // table of positions in `out` (+1; 0 = empty) instead of a scan, so a
-    // gather of 32 distinct lines costs 32 probes, not 496 comparisons.
-    const LINEAR: usize = 8;
+    let size = u64::from(size.max(1));
     let mut table: Option<LineTable> = None;
     let mut m = mask;
     while m != 0 {
@@ -39,37 +36,58 @@ pub fn coalesce(
         m &= m - 1;
         let a = addr(l);
         let first = line_of(a);
-        let last = line_of(a + u64::from(size.max(1)) - 1);
+        let last = line_of(a + size - 1);
+        if first == last {
+            // The common case: the access lies within one line.
+            add_bytes(out, &mut table, first, size as u32, line_size);
+            continue;
+        }
         for line in first..=last {
             let lo = a.max(line * ls);
-            let hi = (a + u64::from(size.max(1))).min((line + 1) * ls);
-            let bytes = (hi - lo) as u32;
-            // Neighbouring lanes usually share the line just added.
-            if let Some(r) = out.last_mut().filter(|r| r.line == line) {
-                r.bytes = (r.bytes + bytes).min(line_size);
-                continue;
+            let hi = (a + size).min((line + 1) * ls);
+            add_bytes(out, &mut table, line, (hi - lo) as u32, line_size);
+        }
+    }
+}
+
+/// Adds `bytes` of `line` to the request list `out`: to the request
+/// already there for the line, else as a new request at the end. Past
+/// `LINEAR` requests, lines are found through an open-addressed table of
+/// positions (`table`, built on first need) instead of a scan, so a gather
+/// of 32 distinct lines costs 32 probes, not 496 comparisons.
+#[inline(always)]
+fn add_bytes(
+    out: &mut Vec<LineRequest>,
+    table: &mut Option<LineTable>,
+    line: u64,
+    bytes: u32,
+    line_size: u32,
+) {
+    const LINEAR: usize = 8;
+    // Neighbouring lanes usually share the line just added.
+    if let Some(r) = out.last_mut().filter(|r| r.line == line) {
+        r.bytes = (r.bytes + bytes).min(line_size);
+        return;
+    }
+    let found = match table {
+        Some(t) if !t.full() => t.find(line, out),
+        None if out.len() > LINEAR => {
+            let mut t = LineTable::new();
+            for (i, r) in out.iter().enumerate() {
+                t.insert(r.line, i, out);
             }
-            let found = match &mut table {
-                Some(t) if !t.full() => t.find(line, out),
-                None if out.len() > LINEAR => {
-                    let mut t = LineTable::new();
-                    for (i, r) in out.iter().enumerate() {
-                        t.insert(r.line, i, out);
-                    }
-                    let found = t.find(line, out);
-                    table = Some(t);
-                    found
-                }
-                _ => out.iter().position(|r| r.line == line),
-            };
-            match found {
-                Some(i) => out[i].bytes = (out[i].bytes + bytes).min(line_size),
-                None => {
-                    out.push(LineRequest { line, bytes });
-                    if let Some(t) = table.as_mut().filter(|t| !t.full()) {
-                        t.insert(line, out.len() - 1, out);
-                    }
-                }
+            let found = t.find(line, out);
+            *table = Some(t);
+            found
+        }
+        _ => out.iter().position(|r| r.line == line),
+    };
+    match found {
+        Some(i) => out[i].bytes = (out[i].bytes + bytes).min(line_size),
+        None => {
+            out.push(LineRequest { line, bytes });
+            if let Some(t) = table.as_mut().filter(|t| !t.full()) {
+                t.insert(line, out.len() - 1, out);
             }
         }
     }

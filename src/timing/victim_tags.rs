@@ -49,15 +49,17 @@ impl VictimTags {
     /// recent tag of its set; a full set forgets its least recent one).
     pub fn insert(&mut self, slot: u32, line: u64) {
         let set = self.set(slot, line);
-        // Tags before `end` move down one place to make room at the front:
-        // up to the line's own tag if present, else up to the first empty
-        // tag, else over the whole set (dropping the last).
-        let end = set
-            .iter()
-            .position(|&t| t == line || t == EMPTY)
-            .unwrap_or(set.len() - 1);
-        set.copy_within(0..end, 1);
-        set[0] = line;
+        // Each tag moves down one place, up to the line's own tag if
+        // present, else up to the first empty tag, else over the whole
+        // set (dropping the last); the line goes to the front.
+        let mut carry = line;
+        for t in set.iter_mut() {
+            let old = std::mem::replace(t, carry);
+            if old == line || old == EMPTY {
+                return;
+            }
+            carry = old;
+        }
     }
 
     /// `slot` missed on `line`: true (and the tag removed) if `line` is in
