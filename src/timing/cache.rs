@@ -221,9 +221,15 @@ mod tests {
                         }
                         None => {
                             let v = set.iter().position(Option::is_none).unwrap_or_else(|| {
-                                (0..set.len()).min_by_key(|&i| set[i].expect("full").1).expect("ways")
+                                (0..set.len())
+                                    .min_by_key(|&i| set[i].expect("full").1)
+                                    .expect("ways")
                             });
-                            let old = set[v].map(|w| Evicted { line: w.0, owner: w.2, dirty: w.3 });
+                            let old = set[v].map(|w| Evicted {
+                                line: w.0,
+                                owner: w.2,
+                                dirty: w.3,
+                            });
                             set[v] = Some((line, t, owner, dirty));
                             old
                         }

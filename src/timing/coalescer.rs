@@ -345,7 +345,9 @@ mod tests {
             };
             let size = [1u32, 2, 4, 8, 16][rnd(5) as usize];
             let spread = [64u64, 512, 4096, 1 << 20][rnd(4) as usize];
-            let addrs: Vec<u64> = (0..64).map(|_| rnd(spread) / u64::from(size) * u64::from(size) + rnd(2) * 3).collect();
+            let addrs: Vec<u64> = (0..64)
+                .map(|_| rnd(spread) / u64::from(size) * u64::from(size) + rnd(2) * 3)
+                .collect();
             let line = [32u32, 128][rnd(2) as usize];
             coalesce(mask, size, line, |l| addrs[l], &mut out);
             let mut want: Vec<LineRequest> = Vec::new();
@@ -357,7 +359,10 @@ mod tests {
                     let hi = (a + u64::from(size)).min((ln + 1) * ls);
                     match want.iter_mut().find(|r| r.line == ln) {
                         Some(r) => r.bytes = (r.bytes + (hi - lo) as u32).min(line),
-                        None => want.push(LineRequest { line: ln, bytes: (hi - lo) as u32 }),
+                        None => want.push(LineRequest {
+                            line: ln,
+                            bytes: (hi - lo) as u32,
+                        }),
                     }
                 }
             }
