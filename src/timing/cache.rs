@@ -190,13 +190,8 @@ mod tests {
         let mut c = TagArray::new(sets, ways);
         // Per set: ways as (line, last use, owner, dirty), `None` if free.
         let mut model = vec![vec![None::<(u64, u64, u32, bool)>; ways as usize]; sets as usize];
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = move |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rng = crate::workload::generate::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut rnd = |n: u64| rng.below(n);
         for t in 1..30_000u64 {
             let line = rnd(24);
             let set = &mut model[(line % u64::from(sets)) as usize];

@@ -287,6 +287,22 @@ mod tests {
         assert_eq!(out.len(), 2);
     }
 
+    /// The conflict degree of 32 banks of 4-byte words by brute force: the
+    /// most distinct words any bank holds among the lanes in `mask`.
+    fn brute_force_degree(mask: u64, size: u32, addr: impl Fn(usize) -> u64) -> u32 {
+        let mut per_bank = std::collections::BTreeMap::<u64, Vec<u64>>::new();
+        for l in (0..64).filter(|l| mask >> l & 1 == 1) {
+            let a = addr(l);
+            for w in a / 4..=(a + u64::from(size) - 1) / 4 {
+                let words = per_bank.entry(w % 32).or_default();
+                if !words.contains(&w) {
+                    words.push(w);
+                }
+            }
+        }
+        per_bank.values().map(|s| s.len() as u32).max().unwrap_or(0)
+    }
+
     #[test]
     fn bank_conflict_fast_path_agrees_with_the_general_count() {
         // Conflict-free patterns (the fast path) and conflicting ones (the
@@ -305,21 +321,11 @@ mod tests {
         for (size, f) in patterns {
             for mask in [full, 0x5555_5555, 1, 0x8000_0001, 0] {
                 let d = bank_conflict_degree(mask, size, 32, 4, f);
-                // Recount by brute force: distinct words per bank.
-                let mut per_bank = std::collections::BTreeMap::<u64, Vec<u64>>::new();
-                for l in 0..32 {
-                    if mask >> l & 1 == 1 {
-                        let a = f(l);
-                        for w in a / 4..=(a + u64::from(size) - 1) / 4 {
-                            let words = per_bank.entry(w % 32).or_default();
-                            if !words.contains(&w) {
-                                words.push(w);
-                            }
-                        }
-                    }
-                }
-                let want = per_bank.values().map(|s| s.len() as u32).max().unwrap_or(0);
-                assert_eq!(d, want, "size {size} mask {mask:#x}");
+                assert_eq!(
+                    d,
+                    brute_force_degree(mask, size, f),
+                    "size {size} mask {mask:#x}"
+                );
             }
         }
     }
@@ -329,13 +335,8 @@ mod tests {
     /// brute force) over random lane addresses.
     #[test]
     fn random_accesses_agree_with_plain_definitions() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut rnd = move |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rng = crate::workload::generate::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut rnd = |n: u64| rng.below(n);
         let mut out = Vec::new();
         for _ in 0..3000 {
             let lanes = if rnd(4) == 0 { 64 } else { 32 };
@@ -368,17 +369,7 @@ mod tests {
             }
             assert_eq!(out, want);
             let d = bank_conflict_degree(mask, size, 32, 4, |l| addrs[l]);
-            let mut per_bank = std::collections::BTreeMap::<u64, Vec<u64>>::new();
-            for l in (0..64).filter(|l| mask >> l & 1 == 1) {
-                let a = addrs[l];
-                for w in a / 4..=(a + u64::from(size) - 1) / 4 {
-                    let words = per_bank.entry(w % 32).or_default();
-                    if !words.contains(&w) {
-                        words.push(w);
-                    }
-                }
-            }
-            let want = per_bank.values().map(|s| s.len() as u32).max().unwrap_or(0);
+            let want = brute_force_degree(mask, size, |l| addrs[l]);
             assert_eq!(d, want, "size {size} mask {mask:#x}");
         }
     }

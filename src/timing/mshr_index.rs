@@ -74,13 +74,8 @@ mod tests {
         let n = 70;
         let mut lines = vec![None::<u64>; n];
         let mut index = MshrIndex::new(n);
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = move |k: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % k
-        };
+        let mut rng = crate::workload::generate::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut rnd = |k: u64| rng.below(k);
         for _ in 0..20_000 {
             let i = rnd(n as u64) as usize;
             match lines[i] {

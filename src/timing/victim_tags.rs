@@ -119,13 +119,8 @@ mod tests {
         let mut v = VictimTags::new(slots, entries, ways);
         // (slot, set) -> [(line, stamp)]
         let mut model = vec![Vec::<(u64, u64)>::new(); slots * sets as usize];
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut rnd = move |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut rng = crate::workload::generate::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut rnd = |n: u64| rng.below(n);
         for clock in 0..20_000u64 {
             let slot = rnd(slots as u64) as usize;
             let line = rnd(40);
