@@ -190,6 +190,17 @@ fn src(o: Operand, var_addr: &[u64]) -> Option<FastSrc> {
     }
 }
 
+/// The memory a `[reg+offset]` load or store of state space `space`
+/// reads or writes: `.const` is kept in global memory.
+#[inline]
+pub(crate) fn scalar_access_space(space: Space) -> Space {
+    if space == Space::Const {
+        Space::Global
+    } else {
+        space
+    }
+}
+
 fn decode_one(kernel: &Kernel, inst: &Inst, reg_bits: &[u8], var_addr: &[u64]) -> Fast {
     let (guard, guard_neg) = match inst.guard {
         Some(g) => (g.pred.0, if g.negate { u64::MAX } else { 0 }),
@@ -265,11 +276,7 @@ fn fast_op(
             };
             f.a = FastSrc::Reg(r.0);
             f.b = FastSrc::Imm(offset as u64);
-            f.space = if mods.space == Space::Const {
-                Space::Global
-            } else {
-                mods.space
-            };
+            f.space = scalar_access_space(mods.space);
             // `Exec::dst` of the load's destination, `Exec::val` of the
             // stored value (a predicate value keeps the general path).
             match (inst.op, inst.dst) {

@@ -1841,11 +1841,7 @@ impl<'a> Exec<'_, '_, 'a> {
         let t = inst.ty;
         let esize = t.bytes() as usize;
         let align = esize as u64 - 1;
-        let space = if inst.mods.space == Space::Const {
-            Space::Global
-        } else {
-            inst.mods.space
-        };
+        let space = crate::func::decode::scalar_access_space(inst.mods.space);
         let base = reg.0 as usize * self.n;
         let write = inst.op == Opcode::St;
         let access = MemAccess {
