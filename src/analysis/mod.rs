@@ -1,12 +1,13 @@
 //! Static analyses of a kernel: basic blocks and CFG, (post-)dominators,
 //! immediate post-dominators for SIMT reconvergence, natural loops,
-//! registers read before written.
+//! registers read before written, a registers-per-thread estimate.
 
 pub mod cfg;
 pub mod dom;
 pub mod live_in;
 pub mod loops;
 pub mod postdom;
+pub mod regs;
 
 use crate::ir::{InstId, Kernel};
 

@@ -38,6 +38,10 @@ pub struct LaunchEnv {
     pub nwarpid: u32,
     /// `%clock64` (the timing model's cycle; functional mode: instructions executed).
     pub clock: u64,
+    /// `%dynamic_smem_size`: the launch's dynamic shared memory per CTA.
+    pub dynamic_smem: u32,
+    /// `%total_smem_size`: static plus dynamic shared memory per CTA.
+    pub total_smem: u32,
 }
 
 /// Everything an instruction may touch besides its warp.
@@ -109,6 +113,8 @@ fn special(e: &LaunchEnv, warp_id: u32, s: SpecialReg) -> Val {
         SpecialReg::NSmId => Val::Imm(u64::from(e.nsmid)),
         SpecialReg::Clock => Val::Imm(e.clock & 0xffff_ffff),
         SpecialReg::Clock64 | SpecialReg::GlobalTimer => Val::Imm(e.clock),
+        SpecialReg::DynamicSmemSize => Val::Imm(u64::from(e.dynamic_smem)),
+        SpecialReg::TotalSmemSize => Val::Imm(u64::from(e.total_smem)),
     }
 }
 

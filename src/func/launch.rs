@@ -48,6 +48,10 @@ impl Default for LaunchConfig {
     }
 }
 
+/// Most dynamic shared memory a functional launch gives a CTA (1 MiB; the
+/// timing model's limit is `core.shared_mem_per_sm`).
+pub const MAX_DYNAMIC_SHARED: u32 = 1 << 20;
+
 /// Counts of a functional run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FuncStats {
@@ -117,6 +121,15 @@ pub fn run(
     let threads = threads as u32;
     let lanes = cfg.warp_size;
     let nwarps = threads.div_ceil(lanes);
+    if cfg.dynamic_shared > MAX_DYNAMIC_SHARED {
+        return Err(SimError::launch(
+            &kernel.name,
+            format!(
+                "{} bytes of dynamic shared memory per CTA (at most {MAX_DYNAMIC_SHARED})",
+                cfg.dynamic_shared
+            ),
+        ));
+    }
     let shared_bytes = info.shared_dynamic_base as usize + cfg.dynamic_shared as usize;
     let mut stats = FuncStats::default();
     let mut next_cta = 0u64;
@@ -203,6 +216,8 @@ pub fn run(
                     nsmid: cfg.nsm.max(1),
                     nwarpid: 64,
                     clock: stats.warp_insts,
+                    dynamic_smem: cfg.dynamic_shared,
+                    total_smem: shared_bytes as u32,
                 };
                 let mut cx = ExecCtx {
                     kernel,

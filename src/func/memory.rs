@@ -170,6 +170,24 @@ impl GlobalMemory {
         }
     }
 
+    /// The most recent allocation named `name`: its address and
+    /// contents (`--dump`, manifest `dump`).
+    pub fn named(&self, name: &str) -> Option<(u64, &[u8])> {
+        self.allocs
+            .iter()
+            .rev()
+            .find(|a| a.name == name)
+            .map(|a| (a.base, a.bytes.as_slice()))
+    }
+
+    /// The names of all allocations, sorted, without repeats.
+    pub fn names(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.allocs.iter().map(|a| a.name.as_str()).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     /// Total bytes allocated.
     pub fn allocated_bytes(&self) -> u64 {
         self.allocs.iter().map(|a| a.bytes.len() as u64).sum()

@@ -609,6 +609,11 @@ pub enum SpecialReg {
     Clock64,
     /// `%globaltimer` (64 bits)
     GlobalTimer,
+    /// `%dynamic_smem_size`: bytes of dynamic shared memory per CTA.
+    DynamicSmemSize,
+    /// `%total_smem_size`: bytes of shared memory per CTA, static plus
+    /// dynamic.
+    TotalSmemSize,
 }
 
 impl SpecialReg {
@@ -639,6 +644,8 @@ impl SpecialReg {
             "%clock" => SpecialReg::Clock,
             "%clock64" => SpecialReg::Clock64,
             "%globaltimer" => SpecialReg::GlobalTimer,
+            "%dynamic_smem_size" => SpecialReg::DynamicSmemSize,
+            "%total_smem_size" => SpecialReg::TotalSmemSize,
             _ => return None,
         })
     }
@@ -841,6 +848,8 @@ pub struct Kernel {
     pub maxntid: Option<[u32; 3]>,
     /// `.reqntid`
     pub reqntid: Option<[u32; 3]>,
+    /// `.maxnreg`: at most this many registers per thread.
+    pub maxnreg: Option<u32>,
 }
 
 impl Kernel {

@@ -608,6 +608,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             labels: self.label_list,
             maxntid: f.maxntid,
             reqntid: f.reqntid,
+            maxnreg: f.maxnreg,
         }
     }
 
@@ -1206,7 +1207,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 self.err(
                     Diagnostic::new("gpusim::lower::unsupported", format!("special register `{}` is not supported", id.text))
                         .label(id.span, "unsupported special register")
-                        .help("supported: %tid %ntid %ctaid %nctaid (.x .y .z), %laneid %warpid %nwarpid %smid %nsmid %clock %clock64 %globaltimer"),
+                        .help("supported: %tid %ntid %ctaid %nctaid (.x .y .z), %laneid %warpid %nwarpid %smid %nsmid %clock %clock64 %globaltimer %dynamic_smem_size %total_smem_size"),
                 );
                 return None;
             }

@@ -42,6 +42,8 @@ pub struct Function<'a> {
     pub maxntid: Option<[u32; 3]>,
     /// `.reqntid x, y, z`.
     pub reqntid: Option<[u32; 3]>,
+    /// `.maxnreg n`.
+    pub maxnreg: Option<u32>,
     /// The body, `None` for a declaration without one.
     pub body: Option<Vec<Stmt<'a>>>,
     /// From the keyword to the closing brace.

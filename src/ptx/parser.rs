@@ -815,6 +815,7 @@ impl<'a> StmtParser<'a> {
             params,
             maxntid: None,
             reqntid: None,
+            maxnreg: None,
             body: None,
             span: kw_tok.span.join(name.span),
         };
@@ -841,7 +842,14 @@ impl<'a> StmtParser<'a> {
                         Err(e) => self.report(e),
                     }
                 }
-                ".minnctapersm" | ".maxnctapersm" | ".maxnreg" | ".maxclusterrank" => {
+                ".maxnreg" => {
+                    self.pos += 1;
+                    match self.run(uint32) {
+                        Ok(n) => f.maxnreg = Some(n),
+                        Err(e) => self.report(e),
+                    }
+                }
+                ".minnctapersm" | ".maxnctapersm" | ".maxclusterrank" => {
                     self.pos += 1;
                     if let Err(e) = self.run(uint32) {
                         self.report(e);

@@ -16,7 +16,7 @@ pub fn cta_need(ctx: &LaunchCtx<'_>, regs_per_thread: u32) -> [u32; 4] {
         warps,
         threads,
         regs_per_thread * warps * lanes,
-        ctx.info.shared_dynamic_base as u32,
+        (ctx.info.shared_dynamic_base as u32).saturating_add(ctx.dynamic_shared),
     ]
 }
 

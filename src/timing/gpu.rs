@@ -162,7 +162,8 @@ impl Gpu {
         }
         let mut ctas = CtaScheduler::new(total, need);
         let start = self.now;
-        let insts_before: u64 = self.sms.iter().map(|s| s.stats.warp_insts).sum();
+        let before = self.total_sm_stats();
+        let mem_before = self.mem.stats.clone();
         let skip = self.cfg.sim.idle_skip;
         for (sm, wake) in self.sms.iter_mut().zip(&mut self.wake) {
             *wake = start;
@@ -291,15 +292,50 @@ impl Gpu {
                 p.on_launch_end();
             }
         }
-        let insts_after: u64 = self.sms.iter().map(|s| s.stats.warp_insts).sum();
+        // Every SM's counters complete before the difference is taken.
+        for sm in &mut self.sms {
+            sm.flush_account();
+        }
+        let after = self.total_sm_stats();
+        let m0 = &mem_before;
+        let m1 = &self.mem.stats;
+        let mut stalls = crate::timing::stats::StallCounts::default();
+        for s in crate::timing::stats::Stall::ALL {
+            stalls.add(s, after.stalls.get(s) - before.stalls.get(s));
+        }
+        let hits = |t: &SmStats| t.l1d.intra_warp_hits + t.l1d.inter_warp_hits;
         self.launches.push(LaunchStats {
             kernel: ctx.kernel.name.clone(),
             grid: ctx.grid,
             block: ctx.block,
             cycles: self.now - start,
-            warp_insts: insts_after - insts_before,
+            warp_insts: after.warp_insts - before.warp_insts,
+            thread_insts: after.thread_insts - before.thread_insts,
+            ctas: after.ctas - before.ctas,
+            shared_bytes: ctx.dynamic_shared,
+            regs_per_thread,
+            regs_source: String::new(),
+            stalls,
+            l1d_accesses: after.l1d.accesses - before.l1d.accesses,
+            l1d_hits: hits(&after) - hits(&before),
+            l1d_misses: after.l1d.misses - before.l1d.misses,
+            l2_accesses: m1.l2_accesses - m0.l2_accesses,
+            l2_hits: m1.l2_hits - m0.l2_hits,
+            l2_misses: m1.l2_misses - m0.l2_misses,
+            dram_reads: m1.dram_reads - m0.dram_reads,
+            dram_writes: m1.dram_writes - m0.dram_writes,
+            shared_accesses: after.shared_accesses - before.shared_accesses,
         });
         Ok(())
+    }
+
+    /// All SMs' counters summed.
+    fn total_sm_stats(&self) -> SmStats {
+        let mut total = SmStats::default();
+        for s in &self.sms {
+            total.merge(&s.stats);
+        }
+        total
     }
 
     fn deadlock(&self, ctx: &LaunchCtx<'_>) -> SimError {
@@ -344,10 +380,7 @@ impl Gpu {
 
     /// The statistics so far.
     pub fn stats(&self) -> Stats {
-        let mut total = SmStats::default();
-        for s in &self.sms {
-            total.merge(&s.stats);
-        }
+        let total = self.total_sm_stats();
         let cycles: u64 = self.launches.iter().map(|l| l.cycles).sum();
         let c = cycles.max(1) as f64;
         Stats {

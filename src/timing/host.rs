@@ -16,7 +16,7 @@ use crate::timing::stats::Stats;
 use crate::timing::units::{scoreboard_words, timing_table};
 use crate::workload::check::Check;
 use crate::workload::host::{
-    ArgValue, FunctionalHost, FunctionalOptions, Host, WorkloadError, pack_params,
+    ArgValue, FunctionalHost, FunctionalOptions, Host, WorkloadError, check_reqntid, pack_params,
 };
 use crate::workload::runner::{Prepared, RunError, build_workload};
 
@@ -29,7 +29,55 @@ pub struct TimingHost<'p> {
     pub gpu: Gpu,
     /// Collects a DAWS profile (when the policies ask for one).
     pub recorder: Option<Rc<RefCell<ProfileRecorder>>>,
-    regs_per_thread: u32,
+    /// The manifest's `regs_per_thread`.
+    manifest_regs: Option<u32>,
+    /// Per kernel: registers per thread and their source, once computed.
+    regs: Vec<Option<(u32, RegSource)>>,
+}
+
+/// Where a launch's registers per thread come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegSource {
+    /// The manifest's `regs_per_thread`.
+    Manifest,
+    /// The kernel's `.maxnreg` directive (it capped the manifest value or
+    /// the estimate).
+    Maxnreg,
+    /// [`crate::analysis::regs::estimate_registers`]: maximum register
+    /// pressure plus a fixed overhead.
+    Estimate,
+}
+
+impl RegSource {
+    /// The name the summary and the JSON use.
+    pub fn name(self) -> &'static str {
+        match self {
+            RegSource::Manifest => "manifest",
+            RegSource::Maxnreg => "maxnreg",
+            RegSource::Estimate => "estimate",
+        }
+    }
+}
+
+/// Registers per thread of `kernel` for occupancy: the manifest's value,
+/// else the liveness estimate; either capped by `.maxnreg` (the compiler
+/// allocates at most that many), in which case the source is `maxnreg`.
+pub fn regs_per_thread(
+    manifest: Option<u32>,
+    kernel: &crate::ir::Kernel,
+    cfg: &crate::analysis::Cfg,
+) -> (u32, RegSource) {
+    let (n, source) = match manifest {
+        Some(n) => (n, RegSource::Manifest),
+        None => (
+            crate::analysis::regs::estimate_registers(kernel, cfg),
+            RegSource::Estimate,
+        ),
+    };
+    match kernel.maxnreg {
+        Some(cap) if cap < n => (cap, RegSource::Maxnreg),
+        _ => (n, source),
+    }
 }
 
 impl<'p> TimingHost<'p> {
@@ -60,11 +108,8 @@ impl<'p> TimingHost<'p> {
             device,
             gpu,
             recorder,
-            regs_per_thread: p
-                .manifest
-                .manifest
-                .regs_per_thread
-                .unwrap_or(cfg.core.default_regs_per_thread),
+            manifest_regs: p.manifest.manifest.regs_per_thread,
+            regs: vec![None; p.program.module.kernels.len()],
         })
     }
 }
@@ -89,9 +134,25 @@ impl Host for TimingHost<'_> {
         block: [u32; 3],
         args: &[ArgValue],
     ) -> Result<(), WorkloadError> {
+        self.launch_shared(entry, grid, block, args, 0)
+    }
+
+    fn symbol(&self, name: &str) -> Option<(u64, u64)> {
+        self.device.symbol(name)
+    }
+
+    fn launch_shared(
+        &mut self,
+        entry: Option<&str>,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[ArgValue],
+        shared_bytes: u32,
+    ) -> Result<(), WorkloadError> {
         let k = self.device.resolve_entry(entry)?;
         let program = self.device.program();
         let params = pack_params(program, k, args)?;
+        check_reqntid(program, k, block)?;
         let threads = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
         let kernel = program.kernel(k);
         if threads == 0 || threads > 1024 {
@@ -116,8 +177,11 @@ impl Host for TimingHost<'_> {
             sb_words: scoreboard_words(kernel),
             code_base: crate::timing::fetch::CODE_BASE + ((k as u64) << 32),
             analysis: &program.analyses[k],
+            dynamic_shared: shared_bytes,
         };
-        let rpt = self.regs_per_thread;
+        let (rpt, source) = *self.regs[k].get_or_insert_with(|| {
+            regs_per_thread(self.manifest_regs, kernel, &program.analyses[k].cfg)
+        });
         self.gpu
             .run_launch(&ctx, rpt, &mut self.device.global)
             .map_err(|mut e| {
@@ -129,6 +193,9 @@ impl Host for TimingHost<'_> {
                 }
                 e
             })?;
+        if let Some(l) = self.gpu.launches.last_mut() {
+            l.regs_source = source.name().to_string();
+        }
         self.device.launches += 1;
         Ok(())
     }

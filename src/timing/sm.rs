@@ -39,6 +39,8 @@ pub struct LaunchCtx<'a> {
     pub code_base: u64,
     /// The kernel's CFG, post-dominators and loops.
     pub analysis: &'a crate::analysis::KernelAnalysis,
+    /// Bytes of dynamic (`.extern .shared`) shared memory per CTA.
+    pub dynamic_shared: u32,
 }
 
 /// One issued instruction (the issue log, for tests and `--issue-log`).
@@ -677,10 +679,10 @@ impl Sm {
             shared: match spare_shared {
                 Some(mut sh) => {
                     sh.clear();
-                    sh.resize(ctx.info.shared_dynamic_base as usize, 0);
+                    sh.resize(need[3] as usize, 0);
                     sh
                 }
-                None => vec![0; ctx.info.shared_dynamic_base as usize],
+                None => vec![0; need[3] as usize],
             },
             warps,
             slots,

@@ -331,6 +331,37 @@ pub struct LaunchStats {
     pub cycles: u64,
     /// Warp instructions issued.
     pub warp_insts: u64,
+    /// Thread instructions executed.
+    pub thread_insts: u64,
+    /// CTAs run.
+    pub ctas: u64,
+    /// Bytes of dynamic shared memory per CTA.
+    pub shared_bytes: u32,
+    /// Registers per thread occupancy was computed with.
+    pub regs_per_thread: u32,
+    /// Where that number came from: `manifest`, `maxnreg` or `estimate`
+    /// (empty when the launch was run directly on a [`crate::timing::Gpu`]).
+    pub regs_source: String,
+    /// Scheduler-cycles by category during this launch.
+    pub stalls: StallCounts,
+    /// L1D line requests of global/local loads.
+    pub l1d_accesses: u64,
+    /// L1D hits (intra- plus inter-warp).
+    pub l1d_hits: u64,
+    /// L1D misses sent to L2.
+    pub l1d_misses: u64,
+    /// L2 tag lookups.
+    pub l2_accesses: u64,
+    /// L2 hits.
+    pub l2_hits: u64,
+    /// L2 misses.
+    pub l2_misses: u64,
+    /// DRAM line reads.
+    pub dram_reads: u64,
+    /// DRAM line writes.
+    pub dram_writes: u64,
+    /// Shared-memory instructions.
+    pub shared_accesses: u64,
 }
 
 /// Everything a timed run reports.

@@ -40,23 +40,47 @@ pub enum Check {
     Pass,
     /// Some output did not.
     Fail(Vec<Mismatch>),
+    /// Nothing was checked: the run completed, but the workload has no
+    /// expectation to compare with (a `buffers` manifest without any
+    /// `expect`). Not a failure: the exit status is 0.
+    Skipped,
 }
 
 impl Check {
-    /// True for `Pass`.
+    /// True unless an output mismatched (`Pass` or `Skipped`).
     pub fn passed(&self) -> bool {
-        matches!(self, Check::Pass)
+        !matches!(self, Check::Fail(_))
     }
 
-    /// Combines checks of several buffers.
+    /// The check's state in one lower-case word (`pass`, `fail`,
+    /// `skipped`), as the JSON's `check` field gives it.
+    pub fn state(&self) -> &'static str {
+        match self {
+            Check::Pass => "pass",
+            Check::Fail(_) => "fail",
+            Check::Skipped => "skipped",
+        }
+    }
+
+    /// Combines checks of several buffers (skipped ones count as passed;
+    /// all skipped is skipped).
     pub fn all(checks: impl IntoIterator<Item = Check>) -> Check {
         let mut fails = Vec::new();
+        let (mut any, mut skipped) = (false, true);
         for c in checks {
-            if let Check::Fail(m) = c {
-                fails.extend(m);
+            any = true;
+            match c {
+                Check::Fail(m) => {
+                    skipped = false;
+                    fails.extend(m)
+                }
+                Check::Pass => skipped = false,
+                Check::Skipped => {}
             }
         }
-        if fails.is_empty() {
+        if any && skipped {
+            Check::Skipped
+        } else if fails.is_empty() {
             Check::Pass
         } else {
             Check::Fail(fails)
@@ -68,6 +92,7 @@ impl fmt::Display for Check {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Check::Pass => writeln!(f, "PASS"),
+            Check::Skipped => writeln!(f, "SKIPPED (no expectation)"),
             Check::Fail(ms) => ms.iter().try_for_each(|m| write!(f, "{m}")),
         }
     }
@@ -162,6 +187,16 @@ mod tests {
             m[0].to_string()
                 .contains("MISMATCH in `out`: 2 of 4 elements differ")
         );
+    }
+
+    #[test]
+    fn skipped_is_not_a_failure_and_says_so() {
+        assert!(Check::Skipped.passed());
+        assert_eq!(Check::Skipped.to_string(), "SKIPPED (no expectation)\n");
+        assert_eq!(Check::all([Check::Skipped, Check::Skipped]), Check::Skipped);
+        assert_eq!(Check::all([Check::Skipped, Check::Pass]), Check::Pass);
+        assert!(!Check::all([Check::Skipped, exact("b", &[1u8], &[2])]).passed());
+        assert_eq!(Check::all([]), Check::Pass);
     }
 
     #[test]

@@ -97,6 +97,47 @@ pub trait Host {
         block: [u32; 3],
         args: &[ArgValue],
     ) -> Result<(), WorkloadError>;
+
+    /// [`Host::launch`] with `shared_bytes` bytes of dynamic shared memory
+    /// per CTA (the `extern __shared__` arrays; CUDA's third launch
+    /// parameter). A host that cannot provide it refuses non-zero sizes.
+    fn launch_shared(
+        &mut self,
+        entry: Option<&str>,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[ArgValue],
+        shared_bytes: u32,
+    ) -> Result<(), WorkloadError> {
+        if shared_bytes == 0 {
+            self.launch(entry, grid, block, args)
+        } else {
+            Err(WorkloadError::Host(
+                "this host does not support dynamic shared memory".into(),
+            ))
+        }
+    }
+
+    /// The device address and declared size in bytes of the module-scope
+    /// `.global` or `.const` variable `name` (what `cudaMemcpyToSymbol`
+    /// writes), if the module declares one.
+    fn symbol(&self, name: &str) -> Option<(u64, u64)> {
+        let _ = name;
+        None
+    }
+}
+
+/// Checks a launch's block against kernel `k`'s `.reqntid` directive (the
+/// block must be exactly that shape).
+pub fn check_reqntid(program: &Program, k: usize, block: [u32; 3]) -> Result<(), WorkloadError> {
+    let kernel = program.kernel(k);
+    match kernel.reqntid {
+        Some(r) if r != block => Err(WorkloadError::Host(format!(
+            "kernel `{}` declares `.reqntid {}, {}, {}`, but the launch's block is [{}, {}, {}]",
+            kernel.name, r[0], r[1], r[2], block[0], block[1], block[2]
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Element types buffers hold.
@@ -187,7 +228,7 @@ pub struct FunctionalHost<'p> {
     default_entry: Option<usize>,
     /// Global memory.
     pub global: GlobalMemory,
-    module_vars: HashMap<String, u64>,
+    module_vars: HashMap<String, (u64, u64)>,
     infos: Vec<Option<KernelInfo>>,
     /// Counts over every launch so far.
     pub stats: FuncStats,
@@ -219,7 +260,7 @@ impl<'p> FunctionalHost<'p> {
                 if let Some(init) = &v.init {
                     global.write(addr, init);
                 }
-                module_vars.insert(v.name.clone(), addr);
+                module_vars.insert(v.name.clone(), (addr, v.size));
             }
         }
         let infos = vec![None; program.module.kernels.len()];
@@ -278,7 +319,7 @@ impl<'p> FunctionalHost<'p> {
             self.infos[k] = Some(KernelInfo::new(
                 self.program.kernel(k),
                 &self.program.analyses[k],
-                &|n| vars.get(n).copied(),
+                &|n| vars.get(n).map(|&(a, _)| a),
             ));
         }
     }
@@ -367,15 +408,31 @@ impl Host for FunctionalHost<'_> {
         block: [u32; 3],
         args: &[ArgValue],
     ) -> Result<(), WorkloadError> {
+        self.launch_shared(entry, grid, block, args, 0)
+    }
+
+    fn symbol(&self, name: &str) -> Option<(u64, u64)> {
+        self.module_vars.get(name).copied()
+    }
+
+    fn launch_shared(
+        &mut self,
+        entry: Option<&str>,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[ArgValue],
+        shared_bytes: u32,
+    ) -> Result<(), WorkloadError> {
         let k = self.resolve_entry(entry)?;
         let params = pack_params(self.program, k, args)?;
+        check_reqntid(self.program, k, block)?;
         self.ensure_info(k);
         let info = self.infos[k].as_ref().expect("just built");
         let o = &self.options;
         let cfg = LaunchConfig {
             grid,
             block,
-            dynamic_shared: 0,
+            dynamic_shared: shared_bytes,
             warp_size: o.warp_size,
             max_resident_ctas: o.max_resident_ctas,
             quantum: o.quantum,
