@@ -90,6 +90,18 @@ enum Command {
         /// Override a workload argument (repeatable), e.g. `--arg rows=4096`.
         #[arg(long = "arg", visible_alias = "args", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         args: Vec<(String, String)>,
+        /// Replace the manifest's grid (CTAs per dimension), e.g.
+        /// `--grid 64,1,1` (missing dimensions are 1).
+        #[arg(long, value_name = "X,Y,Z", value_parser = parse_dim3)]
+        grid: Option<[u32; 3]>,
+        /// Replace the manifest's block (threads per CTA), e.g. `--block 256`.
+        #[arg(long, value_name = "X,Y,Z", value_parser = parse_dim3)]
+        block: Option<[u32; 3]>,
+        /// After the run, write buffer NAME's bytes (raw little-endian) to
+        /// FILE (repeatable). NAME is a `buffers` buffer, a driver's
+        /// allocation or a module-scope variable.
+        #[arg(long = "dump", value_name = "NAME=FILE", value_parser = parse_key_value)]
+        dumps: Vec<(String, String)>,
     },
     /// Record a DAWS load classification table (`daws-profiled`'s input)
     /// from a timed run: which loops have intra-warp locality, which of
@@ -142,6 +154,12 @@ enum Command {
         /// Override a workload argument (repeatable).
         #[arg(long = "arg", visible_alias = "args", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         args: Vec<(String, String)>,
+        /// Replace the manifest's grid, e.g. `--grid 64,1,1`.
+        #[arg(long, value_name = "X,Y,Z", value_parser = parse_dim3)]
+        grid: Option<[u32; 3]>,
+        /// Replace the manifest's block, e.g. `--block 256`.
+        #[arg(long, value_name = "X,Y,Z", value_parser = parse_dim3)]
+        block: Option<[u32; 3]>,
     },
     /// Run golden fixtures (`fixtures/**/*.toml`) and rewrite the cycle
     /// counts under their `[cycles]` with this build's numbers.
@@ -296,6 +314,22 @@ fn parse_key_value(s: &str) -> Result<(String, String), String> {
     }
 }
 
+/// `X`, `X,Y` or `X,Y,Z` (missing dimensions are 1; each at least 1).
+fn parse_dim3(s: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.is_empty() || parts.len() > 3 {
+        return Err(format!("expected X,Y,Z, got `{s}`"));
+    }
+    let mut d = [1u32; 3];
+    for (slot, p) in d.iter_mut().zip(&parts) {
+        *slot = match p.parse::<u32>() {
+            Ok(v) if v >= 1 => v,
+            _ => return Err(format!("`{p}` in `{s}` is not a positive integer")),
+        };
+    }
+    Ok(d)
+}
+
 fn report_run_error(e: gpusim::workload::runner::RunError, colour: bool) -> ExitCode {
     match e {
         gpusim::workload::runner::RunError::Diagnostics(d) => eprint!("{}", d.render(colour)),
@@ -445,8 +479,16 @@ fn finish_timed(
     }
     print!("check     {}", r.check);
     print!("{}", gpusim::report::summary::timing_summary(&r.stats));
+    if let Err(e) = gpusim::workload::runner::write_dumps(&r.dumps) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     if let Some(path) = out.json {
-        let text = serde_json::to_string_pretty(&r.stats).expect("stats serialize");
+        let mut v = serde_json::to_value(&r.stats).expect("stats serialize");
+        if let Some(m) = v.as_object_mut() {
+            m.insert("check".into(), r.check.state().into());
+        }
+        let text = serde_json::to_string_pretty(&v).expect("stats serialize");
         if let Err(e) = std::fs::write(path, text + "\n") {
             eprintln!("error: cannot write {}: {e}", path.display());
             return ExitCode::from(2);
@@ -644,11 +686,27 @@ fn main() -> ExitCode {
             issue_log,
             launch,
             args,
+            grid,
+            block,
+            dumps,
         } => {
-            let prepared = match gpusim::workload::runner::prepare(&file, launch.as_deref()) {
+            let mut prepared = match gpusim::workload::runner::prepare(&file, launch.as_deref()) {
                 Ok(p) => p,
                 Err(e) => return report_run_error(e, colour),
             };
+            prepared.override_shape(grid, block);
+            for (name, path) in &dumps {
+                prepared.add_dump(name, std::path::Path::new(path));
+            }
+            let outputs = json
+                .iter()
+                .chain(issue_log.iter())
+                .map(PathBuf::as_path)
+                .chain(prepared.dumps.iter().map(|(_, p)| p.as_path()));
+            if let Err(e) = gpusim::workload::runner::check_writable(outputs) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
             if !functional {
                 let cfg = match gpusim::config::load_config(&config, &sets) {
                     Ok(c) => c,
@@ -700,6 +758,10 @@ fn main() -> ExitCode {
                         r.warp_insts, r.thread_insts
                     );
                     print!("check     {}", r.check);
+                    if let Err(e) = gpusim::workload::runner::write_dumps(&r.dumps) {
+                        eprintln!("error: {e}");
+                        return ExitCode::from(2);
+                    }
                     if r.check.passed() {
                         ExitCode::SUCCESS
                     } else {
@@ -717,12 +779,15 @@ fn main() -> ExitCode {
             limit,
             launch,
             args,
+            grid,
+            block,
         } => {
             use std::io::Write;
-            let prepared = match gpusim::workload::runner::prepare(&file, launch.as_deref()) {
+            let mut prepared = match gpusim::workload::runner::prepare(&file, launch.as_deref()) {
                 Ok(p) => p,
                 Err(e) => return report_run_error(e, colour),
             };
+            prepared.override_shape(grid, block);
             let out = std::io::stdout();
             let mut out = std::io::BufWriter::new(out.lock());
             let mut printed = 0u64;

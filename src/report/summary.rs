@@ -12,6 +12,9 @@ fn pct(n: u64, d: u64) -> f64 {
     }
 }
 
+/// Launches listed one per line in the text summary (the JSON has all).
+pub const LAUNCHES_SHOWN: usize = 32;
+
 /// Renders `s` as the text `gpusim run` prints (after the check line).
 pub fn timing_summary(s: &Stats) -> String {
     let mut o = String::new();
@@ -24,6 +27,53 @@ pub fn timing_summary(s: &Stats) -> String {
         s.launches.len(),
         if s.launches.len() == 1 { "" } else { "es" }
     );
+    // Registers per thread of each kernel launched, and their source.
+    let mut seen: Vec<&str> = Vec::new();
+    for l in &s.launches {
+        if l.regs_source.is_empty() || seen.contains(&l.kernel.as_str()) {
+            continue;
+        }
+        seen.push(&l.kernel);
+        let _ = writeln!(
+            o,
+            "registers {}: {}/thread ({})",
+            l.kernel, l.regs_per_thread, l.regs_source
+        );
+    }
+    if s.launches.len() > 1 {
+        for (i, l) in s.launches.iter().enumerate().take(LAUNCHES_SHOWN) {
+            let _ = writeln!(
+                o,
+                "launch {i:<3}{} [{},{},{}]x[{},{},{}]{}: {} cycles, {} warp insts, L1D {} misses, L2 {}/{} hits, DRAM {} reads {} writes",
+                l.kernel,
+                l.grid[0],
+                l.grid[1],
+                l.grid[2],
+                l.block[0],
+                l.block[1],
+                l.block[2],
+                if l.shared_bytes > 0 {
+                    format!(" +{} B shared", l.shared_bytes)
+                } else {
+                    String::new()
+                },
+                l.cycles,
+                l.warp_insts,
+                l.l1d_misses,
+                l.l2_hits,
+                l.l2_accesses,
+                l.dram_reads,
+                l.dram_writes
+            );
+        }
+        if s.launches.len() > LAUNCHES_SHOWN {
+            let _ = writeln!(
+                o,
+                "          … {} more launches (every launch in --json `launches`)",
+                s.launches.len() - LAUNCHES_SHOWN
+            );
+        }
+    }
     let _ = writeln!(
         o,
         "issued    {} warp instructions, {} thread instructions",

@@ -212,6 +212,8 @@ pub struct TimedRun {
     pub issue_log: Vec<IssueRecord>,
     /// The recorded DAWS profile, when asked for.
     pub profile: Option<DawsProfile>,
+    /// The dumped allocations ([`Prepared::dumps`]): `(file, bytes)`.
+    pub dumps: Vec<(std::path::PathBuf, Vec<u8>)>,
 }
 
 /// The policies of a timed run (`--sched`, `--fetch`, `--cta`,
@@ -277,7 +279,9 @@ pub fn run_timed_with(
         host.gpu.enable_issue_log();
     }
     let check = workload.run(&mut host)?;
+    let dumps = crate::workload::runner::capture_dumps(&host.device.global, &p.dumps)?;
     Ok(TimedRun {
+        dumps,
         check,
         stats: host.gpu.stats(),
         issue_log: host.gpu.take_issue_log(),

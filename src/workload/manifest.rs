@@ -34,6 +34,32 @@ pub struct Manifest {
     /// Parameters of the generic `buffers` workload, in order.
     #[serde(default)]
     pub params: Vec<toml::Value>,
+    /// Bytes of dynamic shared memory per CTA of the `buffers` workload's
+    /// launches (the default of each `[[launch]]`).
+    pub shared_bytes: Option<toml::Value>,
+    /// Initial contents (and expectations) of module-scope `.global` /
+    /// `.const` variables, for the `buffers` workload.
+    #[serde(default)]
+    pub symbols: Vec<toml::Table>,
+    /// The `buffers` workload's launches and host loops, in order.
+    #[serde(default)]
+    pub launch: Vec<toml::Table>,
+    /// Buffers to write to files after the run (any workload).
+    #[serde(default)]
+    pub dump: Vec<DumpSpec>,
+}
+
+/// One `dump = [{ buffer = "x", file = "x.bin" }]` entry: after the run,
+/// the named allocation's bytes go to `file` (relative to the manifest),
+/// raw little-endian.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct DumpSpec {
+    /// The allocation's name (a buffer, a driver's named allocation, or a
+    /// module-scope variable).
+    pub buffer: String,
+    /// Where to write it.
+    pub file: PathBuf,
 }
 
 /// A manifest with where it came from.
@@ -73,7 +99,7 @@ pub fn parse_manifest(name: &str, text: &str) -> Result<Manifest, Diagnostics> {
         let mut d = Diagnostic::new("gpusim::manifest::invalid", format!("invalid manifest: {msg}"))
             .label(span, "here");
         if msg.contains("unknown field") {
-            d = d.help("the keys are: ptx, entry, workload, grid, block, regs_per_thread, [args], [[buffers]], params");
+            d = d.help("the keys are: ptx, entry, workload, grid, block, regs_per_thread, shared_bytes, params, dump, [args], [[buffers]], [[symbols]], [[launch]]");
         }
         Diagnostics { file: SourceFile::new(name, text), list: vec![d] }
     })

@@ -7,6 +7,7 @@
 pub mod args;
 pub mod check;
 pub mod drivers;
+pub mod expr;
 pub mod generate;
 pub mod host;
 pub mod manifest;
@@ -35,6 +36,12 @@ pub struct Launch {
     /// The manifest's `entry` (workloads whose kernels come in variants,
     /// such as the global and local HeteroSync primitives, read it).
     pub entry: Option<String>,
+    /// The manifest's `shared_bytes` (dynamic shared memory per CTA).
+    pub shared_bytes: Option<toml::Value>,
+    /// `[[symbols]]` tables of the `buffers` workload.
+    pub symbols: Vec<toml::Table>,
+    /// `[[launch]]` tables of the `buffers` workload (launches and loops).
+    pub steps: Vec<toml::Table>,
 }
 
 impl Launch {

@@ -1,7 +1,9 @@
 //! Running a manifest end to end in functional-only mode: load the manifest
 //! and the PTX, build the workload, run it, report.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use crate::func::GlobalMemory;
 
 use crate::program::Program;
 use crate::ptx::diagnostics::Diagnostics;
@@ -46,6 +48,77 @@ pub struct Prepared {
     /// none: the workload then names every kernel it launches (FWT, BFS),
     /// and a launch without a name is an error rather than a guess.
     pub entry_named: bool,
+    /// Allocations to write to files after the run: the manifest's `dump`
+    /// (paths resolved against its directory) plus any added by
+    /// [`Prepared::add_dump`] (`--dump`).
+    pub dumps: Vec<(String, PathBuf)>,
+}
+
+impl Prepared {
+    /// Also dumps allocation `name` to `file` after the run.
+    pub fn add_dump(&mut self, name: &str, file: &Path) {
+        self.dumps.push((name.to_string(), file.to_path_buf()));
+    }
+
+    /// Replaces the manifest's launch shape (`--grid`, `--block`): the
+    /// top-level `grid`/`block`, which workloads read and which every
+    /// `[[launch]]` of the `buffers` workload that gives none inherits.
+    pub fn override_shape(&mut self, grid: Option<[u32; 3]>, block: Option<[u32; 3]>) {
+        let m = &mut self.manifest.manifest;
+        if grid.is_some() {
+            m.grid = grid;
+        }
+        if block.is_some() {
+            m.block = block;
+        }
+    }
+}
+
+/// The contents of the allocations `dumps` names, from `global` after a
+/// run: `(file, bytes)` in order. An unknown name is an error listing the
+/// names there are.
+pub fn capture_dumps(
+    global: &GlobalMemory,
+    dumps: &[(String, PathBuf)],
+) -> Result<Vec<(PathBuf, Vec<u8>)>, WorkloadError> {
+    let mut out = Vec::with_capacity(dumps.len());
+    for (name, file) in dumps {
+        let Some((_, bytes)) = global.named(name) else {
+            let names: Vec<String> = global.names().iter().map(|n| format!("`{n}`")).collect();
+            let hint = crate::ptx::suggest::closest(name, global.names().into_iter())
+                .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
+            return Err(WorkloadError::Host(format!(
+                "cannot dump `{name}`: no buffer of that name{hint}; the run allocated {}",
+                names.join(", ")
+            )));
+        };
+        out.push((file.clone(), bytes.to_vec()));
+    }
+    Ok(out)
+}
+
+/// Writes captured dumps (raw bytes, little-endian as in device memory).
+pub fn write_dumps(dumps: &[(PathBuf, Vec<u8>)]) -> Result<(), String> {
+    for (file, bytes) in dumps {
+        std::fs::write(file, bytes)
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    }
+    Ok(())
+}
+
+/// Fails unless every path can be opened for writing (checked before a
+/// run starts, so a long simulation does not end in an unwritable file).
+/// A file that did not exist is left, empty, for the run to fill.
+pub fn check_writable<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<(), String> {
+    for p in paths {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(p)
+            .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    }
+    Ok(())
 }
 
 /// Loads the manifest for `path` (a `.toml`, or a `.ptx` with its manifest
@@ -68,11 +141,23 @@ pub fn prepare(path: &Path, launch: Option<&Path>) -> Result<Prepared, RunError>
         None if program.module.kernels.len() > 1 => (0, false),
         name => (program.entry(name)?, true),
     };
+    let dir = manifest
+        .path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let dumps = manifest
+        .manifest
+        .dump
+        .iter()
+        .map(|d| (d.buffer.clone(), dir.join(&d.file)))
+        .collect();
     Ok(Prepared {
         manifest,
         program,
         entry,
         entry_named,
+        dumps,
     })
 }
 
@@ -89,6 +174,9 @@ pub struct FunctionalRun {
     pub launches: u64,
     /// CTAs run.
     pub ctas: u64,
+    /// The dumped allocations: `(file, bytes)` ([`Prepared::dumps`]), to be
+    /// written with [`write_dumps`].
+    pub dumps: Vec<(PathBuf, Vec<u8>)>,
 }
 
 /// Builds the manifest's workload with `overrides` (`key=value` argument
@@ -114,6 +202,9 @@ pub fn build_workload(
             .map(Path::to_path_buf)
             .unwrap_or_default(),
         entry: m.entry.clone(),
+        shared_bytes: m.shared_bytes.clone(),
+        symbols: m.symbols.clone(),
+        steps: m.launch.clone(),
     };
     Ok(registry::create(&m.workload, &mut args, launch)?)
 }
@@ -135,7 +226,9 @@ pub fn run_functional(
         host.set_trace(t);
     }
     let check = workload.run(&mut host)?;
+    let dumps = capture_dumps(&host.global, &p.dumps)?;
     Ok(FunctionalRun {
+        dumps,
         check,
         warp_insts: host.stats.warp_insts,
         thread_insts: host.stats.thread_insts,
