@@ -213,10 +213,15 @@ impl Drop for Scratch {
     }
 }
 
-fn functional(m: &Path, args: &[(&str, &str)]) -> Result<gpusim::workload::runner::FunctionalRun, String> {
+fn functional(
+    m: &Path,
+    args: &[(&str, &str)],
+) -> Result<gpusim::workload::runner::FunctionalRun, String> {
     let p = prepare(m, None).map_err(|e| format!("{e:?}"))?;
-    let args: Vec<(String, String)> =
-        args.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let args: Vec<(String, String)> = args
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
     run_functional(&p, &args, FunctionalOptions::default(), None).map_err(|e| match e {
         RunError::Workload(w) => w.to_string(),
         e => format!("{e:?}"),
@@ -408,7 +413,9 @@ fn symbols_from_inline_values_and_files_with_expectations() {
     // A size that does not match the declaration names both sizes.
     let bad = Scratch::new(
         "sym-size",
-        &format!("{base}[[symbols]]\nname = \"c_coef\"\ntype = \"f32\"\nvalues = [1.0, 2.0, 3.0]\n"),
+        &format!(
+            "{base}[[symbols]]\nname = \"c_coef\"\ntype = \"f32\"\nvalues = [1.0, 2.0, 3.0]\n"
+        ),
     );
     let e = functional(&bad.manifest(), &[]).unwrap_err();
     assert!(
@@ -506,7 +513,10 @@ fn registers_come_from_the_manifest_maxnreg_or_the_estimate() {
     // `put` by hand: at `add.u64 %rd2, %rd2, %rd3` the live values are
     // %rd2, %rd3 (2 each) and %r3 (1) = 5; + the fixed overhead 2 = 7.
     assert_eq!(regs("put", ""), (7, "estimate".to_string()));
-    assert_eq!(regs("put", "regs_per_thread = 24\n"), (24, "manifest".to_string()));
+    assert_eq!(
+        regs("put", "regs_per_thread = 24\n"),
+        (24, "manifest".to_string())
+    );
     // `.maxnreg 4` caps both.
     assert_eq!(regs("put_capped", ""), (4, "maxnreg".to_string()));
     assert_eq!(
@@ -524,7 +534,10 @@ fn reqntid_must_match_the_block() {
         )
     };
     let ok = Scratch::new("reqntid-ok", &m(64));
-    assert_eq!(functional(&ok.manifest(), &[]).unwrap().check, Check::Skipped);
+    assert_eq!(
+        functional(&ok.manifest(), &[]).unwrap().check,
+        Check::Skipped
+    );
     let bad = Scratch::new("reqntid-bad", &m(128));
     let want = "kernel `fixed` declares `.reqntid 64, 1, 1`, but the launch's block is [128, 1, 1]";
     let e = functional(&bad.manifest(), &[]).unwrap_err();
@@ -618,7 +631,10 @@ fn cli_dump_grid_block_and_arg_resize_a_workload() {
         &format!("out={}", out.display()),
     ]);
     assert_eq!(code, 0, "{stdout}{err}");
-    assert!(stdout.contains("check     SKIPPED (no expectation)"), "{stdout}");
+    assert!(
+        stdout.contains("check     SKIPPED (no expectation)"),
+        "{stdout}"
+    );
     assert!(stdout.contains("1 launch, 4 CTAs"), "{stdout}");
     let expected: Vec<u8> = (0..n).flat_map(|i| (3 + 7 * i + 1).to_le_bytes()).collect();
     assert_eq!(std::fs::read(&out).unwrap(), expected);

@@ -143,7 +143,10 @@ pub fn max_live_registers(kernel: &Kernel, cfg: &Cfg) -> u32 {
         }
         let mut w: u32 = live.ids().map(|r| weight[r as usize]).sum();
         max = max.max(w);
-        for inst in kernel.insts[b.start.0 as usize..b.end.0 as usize].iter().rev() {
+        for inst in kernel.insts[b.start.0 as usize..b.end.0 as usize]
+            .iter()
+            .rev()
+        {
             let writes: Vec<u32> = data_regs(inst.writes()).collect();
             // Pressure at the instruction: live after it plus what it defines.
             let extra: u32 = writes

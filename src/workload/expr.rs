@@ -294,7 +294,9 @@ mod tests {
         assert!(e.contains("division by zero"), "{e}");
         let e = eval("$n +", 1, 0).unwrap_err().to_string();
         assert!(e.contains("column 5"), "{e}");
-        let e = eval("9223372036854775807 + $t", 0, 1).unwrap_err().to_string();
+        let e = eval("9223372036854775807 + $t", 0, 1)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("overflows"), "{e}");
     }
 }

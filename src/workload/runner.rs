@@ -85,7 +85,7 @@ pub fn capture_dumps(
     for (name, file) in dumps {
         let Some((_, bytes)) = global.named(name) else {
             let names: Vec<String> = global.names().iter().map(|n| format!("`{n}`")).collect();
-            let hint = crate::ptx::suggest::closest(name, global.names().into_iter())
+            let hint = crate::ptx::suggest::closest(name, global.names())
                 .map_or(String::new(), |s| format!(" (did you mean `{s}`?)"));
             return Err(WorkloadError::Host(format!(
                 "cannot dump `{name}`: no buffer of that name{hint}; the run allocated {}",
@@ -100,8 +100,7 @@ pub fn capture_dumps(
 /// Writes captured dumps (raw bytes, little-endian as in device memory).
 pub fn write_dumps(dumps: &[(PathBuf, Vec<u8>)]) -> Result<(), String> {
     for (file, bytes) in dumps {
-        std::fs::write(file, bytes)
-            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        std::fs::write(file, bytes).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     }
     Ok(())
 }

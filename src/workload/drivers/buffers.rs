@@ -110,7 +110,6 @@ fn num(t: &toml::Table, key: &str, default: Value) -> Result<Value, WorkloadErro
     }
 }
 
-
 fn read_file(
     dir: &std::path::Path,
     rel: &str,
@@ -218,7 +217,6 @@ fn values(
     }
     Ok(out)
 }
-
 
 /// Decodes element `i` of `bytes` as a number of type `ty`.
 fn decode(ty: Elem, bytes: &[u8], i: usize) -> Num {
@@ -923,13 +921,10 @@ impl Buffers {
             let len = match t.get("len") {
                 None => None,
                 Some(v) => {
-                    let e = Expr::from_toml(
-                        v,
-                        &format!("{what}: len"),
-                        &mut arg_lookup(args),
-                        &[],
-                    )?;
-                    e.int_in(&|_| None, &format!("{what}: len"), 1, 1 << 28).ok()
+                    let e =
+                        Expr::from_toml(v, &format!("{what}: len"), &mut arg_lookup(args), &[])?;
+                    e.int_in(&|_| None, &format!("{what}: len"), 1, 1 << 28)
+                        .ok()
                 }
             };
             let Some(len) = len.map(|n| n as usize) else {
@@ -1181,12 +1176,9 @@ impl Device<'_> {
         c: &mut Counters,
     ) -> Result<(), WorkloadError> {
         let count = match &l.kind {
-            LoopKind::Count(e) => Some(e.int_in(
-                &lookup(c),
-                &format!("{}: count", l.what),
-                0,
-                i64::MAX,
-            )?),
+            LoopKind::Count(e) => {
+                Some(e.int_in(&lookup(c), &format!("{}: count", l.what), 0, i64::MAX)?)
+            }
             _ => None,
         };
         c.push((l.counter.clone(), 0));
@@ -1269,13 +1261,13 @@ fn compare(b: &Buffer, expect: &[u8], got: &[u8]) -> Check {
     }
 }
 
+/// Each symbol's `(address, declared size)`, and its data and expectation.
+type ResolvedSymbols = (Vec<(u64, u64)>, Vec<Buffer>);
+
 impl Buffers {
     /// Resolves the `[[symbols]]` against the module: address, size, the
     /// initial bytes (exactly the declared size) and the expectation.
-    fn resolve_symbols(
-        &self,
-        host: &dyn Host,
-    ) -> Result<(Vec<(u64, u64)>, Vec<Buffer>), WorkloadError> {
+    fn resolve_symbols(&self, host: &dyn Host) -> Result<ResolvedSymbols, WorkloadError> {
         let mut places = Vec::new();
         let mut resolved = Vec::new();
         for s in &self.symbols {
@@ -1324,7 +1316,7 @@ impl Buffers {
                     d.len()
                 )));
             }
-            if size as usize % s.ty.size() != 0 {
+            if !(size as usize).is_multiple_of(s.ty.size()) {
                 return Err(WorkloadError::Args(format!(
                     "{what} is declared with {size} bytes, not a whole number of `{}` elements",
                     t.get("type").and_then(toml::Value::as_str).unwrap_or("?")
@@ -1347,7 +1339,11 @@ impl Workload for Buffers {
     fn run(&mut self, host: &mut dyn Host) -> Result<Check, WorkloadError> {
         let mut addrs = Vec::new();
         for b in &self.buffers {
-            addrs.push(upload::<u8>(host, &b.name, b.init.as_deref().unwrap_or(&[]))?);
+            addrs.push(upload::<u8>(
+                host,
+                &b.name,
+                b.init.as_deref().unwrap_or(&[]),
+            )?);
         }
         let (symbol_addrs, symbol_data) = self.resolve_symbols(host)?;
         for (s, &(addr, _)) in symbol_data.iter().zip(&symbol_addrs) {
@@ -1363,11 +1359,11 @@ impl Workload for Buffers {
         };
         dev.run_steps(host, &self.steps, &mut Vec::new())?;
         let mut checks = Vec::new();
-        let all = self
-            .buffers
-            .iter()
-            .zip(&dev.addrs)
-            .chain(symbol_data.iter().zip(dev.symbol_addrs.iter().map(|(a, _)| a)));
+        let all = self.buffers.iter().zip(&dev.addrs).chain(
+            symbol_data
+                .iter()
+                .zip(dev.symbol_addrs.iter().map(|(a, _)| a)),
+        );
         for (b, &addr) in all {
             let Some(expect) = &b.expect else { continue };
             let got: Vec<u8> = download(host, addr, expect.len())?;
