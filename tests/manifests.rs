@@ -728,3 +728,42 @@ fn cli_skipped_check_in_text_and_json_and_launch_list() {
     assert_eq!(launches[0]["kernel"], "step");
     assert_eq!(launches[0]["regs_source"], "estimate");
 }
+
+#[test]
+fn cli_dump_reads_a_rust_drivers_named_allocations() {
+    // vector_add allocates `a`, `b`, `c`: after a timed run, c = a + b in
+    // f32, element by element, computed here from the dumped inputs.
+    let dir = std::env::temp_dir().join(format!("gpusim-manifests-{}-vadd", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = |n: &str| dir.join(format!("{n}.bin"));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let ptx = root.join("kernels/vector_add.ptx");
+    let mut args = vec![
+        "run".to_string(),
+        ptx.display().to_string(),
+        "--config".into(),
+        "tiny".into(),
+        "--arg".into(),
+        "n=1000".into(),
+    ];
+    for n in ["a", "b", "c"] {
+        args.push("--dump".into());
+        args.push(format!("{n}={}", f(n).display()));
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = gpusim(&refs);
+    assert_eq!(code, 0, "{out}{err}");
+    let floats = |n: &str| -> Vec<f32> {
+        std::fs::read(f(n))
+            .unwrap()
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect()
+    };
+    let (a, b, c) = (floats("a"), floats("b"), floats("c"));
+    assert_eq!(a.len(), 1000);
+    assert!(a.iter().any(|&x| x != 0.0));
+    let sum: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    assert_eq!(c, sum);
+    let _ = std::fs::remove_dir_all(&dir);
+}
