@@ -767,3 +767,25 @@ fn cli_dump_reads_a_rust_drivers_named_allocations() {
     assert_eq!(c, sum);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn buffers_only_keys_are_errors_for_other_workloads() {
+    let dir = std::env::temp_dir().join(format!("gpusim-manifests-{}-onlybuf", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let m = dir.join("m.toml");
+    std::fs::write(
+        &m,
+        format!(
+            "ptx = \"{}\"\nworkload = \"vector_add\"\nshared_bytes = 64\n",
+            root.join("kernels/vector_add.ptx").display()
+        ),
+    )
+    .unwrap();
+    let e = functional(&m, &[]).unwrap_err();
+    assert!(
+        e.contains("`shared_bytes` is read only by the `buffers` workload"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -185,6 +185,19 @@ pub fn build_workload(
     overrides: &[(String, String)],
 ) -> Result<Box<dyn crate::workload::Workload>, RunError> {
     let m = &p.manifest.manifest;
+    if m.workload != "buffers" {
+        let only_buffers = [
+            ("shared_bytes", m.shared_bytes.is_some()),
+            ("[[symbols]]", !m.symbols.is_empty()),
+            ("[[launch]]", !m.launch.is_empty()),
+        ];
+        if let Some((key, _)) = only_buffers.iter().find(|(_, given)| *given) {
+            return Err(RunError::Workload(WorkloadError::Args(format!(
+                "`{key}` is read only by the `buffers` workload; `{}` decides its own launches",
+                m.workload
+            ))));
+        }
+    }
     let mut args = Args::new(m.args.clone());
     for (k, v) in overrides {
         args.set_from_text(k, v);
