@@ -523,6 +523,15 @@ fn registers_come_from_the_manifest_maxnreg_or_the_estimate() {
         regs("put_capped", "regs_per_thread = 24\n"),
         (4, "maxnreg".to_string())
     );
+    // A count that cannot fit names its source: 2000 × 32 lanes > tiny's
+    // 32768 registers per SM.
+    let s = Scratch::new("regs-huge", &body("put", "regs_per_thread = 2000\n"));
+    let e = timed(&s.manifest()).unwrap_err();
+    assert!(
+        e.contains("one CTA needs 64000 registers")
+            && e.contains("2000 registers per thread, from the manifest's regs_per_thread"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -191,6 +191,19 @@ impl Host for TimingHost<'_> {
                 if matches!(e.kind, SimErrorKind::CycleLimit { .. }) && e.inst.is_none() {
                     e.line = 0;
                 }
+                // Say where a register count that cannot fit came from.
+                if let SimErrorKind::BadLaunch { reason } = &mut e.kind
+                    && reason.contains("registers")
+                {
+                    reason.push_str(&format!(
+                        " ({rpt} registers per thread, from the {}; see regs_per_thread in the manifest)",
+                        match source {
+                            RegSource::Manifest => "manifest's regs_per_thread",
+                            RegSource::Maxnreg => "kernel's .maxnreg",
+                            RegSource::Estimate => "register-pressure estimate",
+                        }
+                    ));
+                }
                 e
             })?;
         if let Some(l) = self.gpu.launches.last_mut() {
