@@ -5,7 +5,7 @@
 //!
 //! Grammar: `expr = term (("+" | "-") term)*`, `term = atom (("*" | "/" |
 //! "%") atom)*`, `atom = integer | float | "$" name | "(" expr ")" | "-"
-//! atom`. Integers stay 64-bit integers (division truncates; dividing by
+//! atom | ("min" | "max") "(" expr "," expr ")"`. Integers stay 64-bit integers (division truncates; dividing by
 //! zero or overflowing is an error); any float operand makes the result a
 //! float.
 
@@ -37,7 +37,7 @@ pub enum Expr {
     Const(Num),
     /// The counter of the enclosing loop with this name.
     Counter(String),
-    /// `a op b`.
+    /// `a op b` (`+ - * / %`; `<` is `min(a, b)`, `>` is `max(a, b)`).
     Bin(char, Box<Expr>, Box<Expr>),
 }
 
@@ -90,6 +90,14 @@ impl Expr {
             Expr::Counter(c) => counter(c).map(Num::Int).ok_or_else(|| {
                 WorkloadError::Args(format!("loop counter `${c}` used outside its loop"))
             }),
+            Expr::Bin(op @ ('<' | '>'), a, b) => {
+                let (a, b) = (a.eval(counter)?, b.eval(counter)?);
+                let first = match (a, b) {
+                    (Num::Int(x), Num::Int(y)) => (x < y) == (*op == '<'),
+                    _ => (a.as_f64() < b.as_f64()) == (*op == '<'),
+                };
+                Ok(if first { a } else { b })
+            }
             Expr::Bin(op, a, b) => {
                 let (a, b) = (a.eval(counter)?, b.eval(counter)?);
                 let overflow = || WorkloadError::Args(format!("`{a:?} {op} {b:?}` overflows"));
@@ -154,7 +162,7 @@ struct Parser<'a, 'b> {
 impl Parser<'_, '_> {
     fn error(&self, why: &str) -> WorkloadError {
         WorkloadError::Args(format!(
-            "{}: {why} at column {} of \"{}\" (expressions: numbers, $name, + - * / % and parentheses)",
+            "{}: {why} at column {} of \"{}\" (expressions: numbers, $name, + - * / %, min(a, b), max(a, b) and parentheses)",
             self.what,
             self.pos + 1,
             self.text
@@ -204,6 +212,31 @@ impl Parser<'_, '_> {
             Some(b'-') => {
                 self.pos += 1;
                 fold('-', Expr::Const(Num::Int(0)), self.atom()?)
+            }
+            Some(b'm') => {
+                let op = if self.text[self.pos..].starts_with("min") {
+                    '<'
+                } else if self.text[self.pos..].starts_with("max") {
+                    '>'
+                } else {
+                    return Err(self.error("expected a number, `$name`, `min(`, `max(` or `(`"));
+                };
+                self.pos += 3;
+                if self.peek() != Some(b'(') {
+                    return Err(self.error("expected `(`"));
+                }
+                self.pos += 1;
+                let a = self.expr()?;
+                if self.peek() != Some(b',') {
+                    return Err(self.error("expected `,`"));
+                }
+                self.pos += 1;
+                let b = self.expr()?;
+                if self.peek() != Some(b')') {
+                    return Err(self.error("expected `)`"));
+                }
+                self.pos += 1;
+                fold(op, a, b)
             }
             Some(b'$') => {
                 self.pos += 1;
@@ -284,6 +317,10 @@ mod tests {
         assert_eq!(eval("$t % 2", 0, 7).unwrap(), Num::Int(1));
         assert_eq!(eval("-$t + 1", 0, 3).unwrap(), Num::Int(-2));
         assert_eq!(eval("$n / 2.0", 5, 0).unwrap(), Num::Float(2.5));
+        // Pathfinder's MIN(pyramid, rows - t - 1) with rows = 10, t = 8.
+        assert_eq!(eval("min(2, $n - $t - 1)", 10, 8).unwrap(), Num::Int(1));
+        assert_eq!(eval("max($t, 3) * 2", 0, 5).unwrap(), Num::Int(10));
+        assert_eq!(eval("min(1.5, $t)", 0, 5).unwrap(), Num::Float(1.5));
     }
 
     #[test]
@@ -292,6 +329,8 @@ mod tests {
         assert!(e.contains("`$m` is neither"), "{e}");
         let e = eval("$n / ($t - 1)", 1, 1).unwrap_err().to_string();
         assert!(e.contains("division by zero"), "{e}");
+        let e = eval("mux(1, 2)", 1, 0).unwrap_err().to_string();
+        assert!(e.contains("column 1"), "{e}");
         let e = eval("$n +", 1, 0).unwrap_err().to_string();
         assert!(e.contains("column 5"), "{e}");
         let e = eval("9223372036854775807 + $t", 0, 1)
