@@ -73,6 +73,7 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("matmul", |a, l| {
         Ok(Box::new(drivers::matmul::Matmul::new(a, l)?))
     }),
+    ("needle", |a, l| Ok(Box::new(drivers::needle::Needle::new(a, l)?))),
     ("pathfinder", |a, l| Ok(Box::new(drivers::pathfinder::Pathfinder::new(a, l)?))),
     ("scalar_product", |a, l| {
         Ok(Box::new(drivers::scalar_product::ScalarProduct::new(a, l)?))

@@ -34,6 +34,7 @@ pub mod gather;
 pub mod histogram256;
 pub mod kmeans;
 pub mod matmul;
+pub mod needle;
 pub mod pathfinder;
 pub mod scalar_product;
 pub mod spmv_scalar;
