@@ -64,6 +64,7 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("gather", |a, l| {
         Ok(Box::new(drivers::gather::Gather::new(a, l)?))
     }),
+    ("gaussian", |a, l| Ok(Box::new(drivers::gaussian::Gaussian::new(a, l)?))),
     ("histogram256", |a, l| {
         Ok(Box::new(drivers::histogram256::Histogram256::new(a, l)?))
     }),

@@ -31,6 +31,7 @@ pub mod buffers;
 pub mod chase;
 pub mod fwt;
 pub mod gather;
+pub mod gaussian;
 pub mod histogram256;
 pub mod kmeans;
 pub mod matmul;
