@@ -68,6 +68,7 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("histogram256", |a, l| {
         Ok(Box::new(drivers::histogram256::Histogram256::new(a, l)?))
     }),
+    ("hotspot", |a, l| Ok(Box::new(drivers::hotspot::Hotspot::new(a, l)?))),
     ("kmeans", |a, l| {
         Ok(Box::new(drivers::kmeans::Kmeans::new(a, l)?))
     }),

@@ -33,6 +33,7 @@ pub mod fwt;
 pub mod gather;
 pub mod gaussian;
 pub mod histogram256;
+pub mod hotspot;
 pub mod kmeans;
 pub mod matmul;
 pub mod needle;
