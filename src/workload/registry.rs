@@ -86,6 +86,7 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("spmv_vector", |a, l| {
         Ok(Box::new(drivers::spmv_vector::SpmvVector::new(a, l)?))
     }),
+    ("srad", |a, l| Ok(Box::new(drivers::srad::Srad::new(a, l)?))),
     ("stencil2d", |a, l| {
         Ok(Box::new(drivers::stencil2d::Stencil2d::new(a, l)?))
     }),

@@ -41,6 +41,7 @@ pub mod pathfinder;
 pub mod scalar_product;
 pub mod spmv_scalar;
 pub mod spmv_vector;
+pub mod srad;
 pub mod stencil2d;
 pub mod sync_barrier;
 pub mod sync_lock;
