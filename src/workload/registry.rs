@@ -77,6 +77,7 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     }),
     ("needle", |a, l| Ok(Box::new(drivers::needle::Needle::new(a, l)?))),
     ("pathfinder", |a, l| Ok(Box::new(drivers::pathfinder::Pathfinder::new(a, l)?))),
+    ("rodinia_bfs", |a, l| Ok(Box::new(drivers::rodinia_bfs::RodiniaBfs::new(a, l)?))),
     ("scalar_product", |a, l| {
         Ok(Box::new(drivers::scalar_product::ScalarProduct::new(a, l)?))
     }),

@@ -38,6 +38,7 @@ pub mod kmeans;
 pub mod matmul;
 pub mod needle;
 pub mod pathfinder;
+pub mod rodinia_bfs;
 pub mod scalar_product;
 pub mod spmv_scalar;
 pub mod spmv_vector;
