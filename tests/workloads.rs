@@ -17,13 +17,15 @@ fn kernels_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels")
 }
 
-/// `kernels/*.toml`, sorted (not recursive: `kernels/sync/` is skipped).
+/// `kernels/*.toml` and the manifests of `kernels/sync/`, `kernels/micro/`
+/// and `kernels/rodinia/`, sorted.
 fn manifests() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = Vec::new();
     for dir in [
         kernels_dir(),
         kernels_dir().join("sync"),
         kernels_dir().join("micro"),
+        kernels_dir().join("rodinia"),
     ] {
         v.extend(
             std::fs::read_dir(&dir)
@@ -205,6 +207,13 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("spmv_vector", "out"),
         ("stencil2d", "buf0"), // iterations = 4: the result is in buf0
         ("vector_add", "c"),
+        ("rodinia/backprop", "input_hidden_cuda"),
+        ("rodinia/bfs", "g_cost"),
+        ("rodinia/gaussian", "a_cuda"),
+        ("rodinia/hotspot", "MatrixTemp0"), // 4 launches: the result is in buffer 0
+        ("rodinia/needle", "matrix_cuda"),
+        ("rodinia/pathfinder", "gpuResult1"), // 5 launches: the result is in buffer 1
+        ("rodinia/srad", "J_cuda"),
     ];
     for (name, buffer) in cases {
         let p = manifest_named(name);
@@ -374,6 +383,24 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     );
     let e = create_err("spmv_scalar", &[("avg_nnz_per_row", "-2")], l(None, None));
     assert!(e.contains(">= 0"), "{e}");
+    let e = create_err("rodinia/needle", &[("n", "100")], l(None, None));
+    assert!(e.contains("multiple of 16"), "{e}");
+    let e = create_err("rodinia/srad", &[("rows", "16")], l(None, None));
+    assert!(e.contains("at least 32"), "{e}");
+    let e = create_err("rodinia/srad", &[("r2", "200")], l(None, None));
+    assert!(e.contains("inside the 128 x 128 image"), "{e}");
+    let e = create_err(
+        "rodinia/pathfinder",
+        &[("pyramid_height", "200")],
+        l(None, None),
+    );
+    assert!(e.contains("at most 127"), "{e}");
+    let e = create_err("rodinia/hotspot", &[], l(Some([2, 2, 1]), None));
+    assert!(e.contains("needs grid [6, 6, 1]"), "{e}");
+    let e = create_err("rodinia/backprop", &[("in", "40")], l(None, None));
+    assert!(e.contains("multiple of 16"), "{e}");
+    let e = create_err("rodinia/gaussian", &[], l(None, Some([16, 1, 1])));
+    assert!(e.contains("remove `grid`/`block`"), "{e}");
 }
 
 #[test]
@@ -424,6 +451,30 @@ fn other_sizes_pass_too() {
         ),
         ("gather", &[("n", "1000"), ("steps", "5")]),
         ("vector_add", &[("n", "1000")]),
+        (
+            "rodinia/pathfinder",
+            &[("cols", "1000"), ("rows", "37"), ("pyramid_height", "7")],
+        ),
+        (
+            "rodinia/hotspot",
+            &[("size", "70"), ("pyramid_height", "3"), ("sim_time", "7")],
+        ),
+        ("rodinia/gaussian", &[("size", "37")]),
+        ("rodinia/needle", &[("n", "48"), ("penalty", "3")]),
+        (
+            "rodinia/srad",
+            &[
+                ("rows", "48"),
+                ("cols", "64"),
+                ("r1", "3"),
+                ("r2", "20"),
+                ("c1", "5"),
+                ("c2", "40"),
+                ("niter", "3"),
+            ],
+        ),
+        ("rodinia/backprop", &[("in", "48"), ("seed", "7")]),
+        ("rodinia/bfs", &[("nodes", "1000"), ("source", "17")]),
     ];
     for (name, overrides) in cases {
         let p = manifest_named(name);

@@ -18,6 +18,9 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
             l,
         )?))
     }),
+    ("backprop", |a, l| {
+        Ok(Box::new(drivers::backprop::Backprop::new(a, l)?))
+    }),
     ("bfs", |a, l| Ok(Box::new(drivers::bfs::Bfs::new(a, l)?))),
     ("chase", |a, l| {
         Ok(Box::new(drivers::chase::Chase::new(a, l)?))
@@ -64,20 +67,30 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("gather", |a, l| {
         Ok(Box::new(drivers::gather::Gather::new(a, l)?))
     }),
-    ("gaussian", |a, l| Ok(Box::new(drivers::gaussian::Gaussian::new(a, l)?))),
+    ("gaussian", |a, l| {
+        Ok(Box::new(drivers::gaussian::Gaussian::new(a, l)?))
+    }),
     ("histogram256", |a, l| {
         Ok(Box::new(drivers::histogram256::Histogram256::new(a, l)?))
     }),
-    ("hotspot", |a, l| Ok(Box::new(drivers::hotspot::Hotspot::new(a, l)?))),
+    ("hotspot", |a, l| {
+        Ok(Box::new(drivers::hotspot::Hotspot::new(a, l)?))
+    }),
     ("kmeans", |a, l| {
         Ok(Box::new(drivers::kmeans::Kmeans::new(a, l)?))
     }),
     ("matmul", |a, l| {
         Ok(Box::new(drivers::matmul::Matmul::new(a, l)?))
     }),
-    ("needle", |a, l| Ok(Box::new(drivers::needle::Needle::new(a, l)?))),
-    ("pathfinder", |a, l| Ok(Box::new(drivers::pathfinder::Pathfinder::new(a, l)?))),
-    ("rodinia_bfs", |a, l| Ok(Box::new(drivers::rodinia_bfs::RodiniaBfs::new(a, l)?))),
+    ("needle", |a, l| {
+        Ok(Box::new(drivers::needle::Needle::new(a, l)?))
+    }),
+    ("pathfinder", |a, l| {
+        Ok(Box::new(drivers::pathfinder::Pathfinder::new(a, l)?))
+    }),
+    ("rodinia_bfs", |a, l| {
+        Ok(Box::new(drivers::rodinia_bfs::RodiniaBfs::new(a, l)?))
+    }),
     ("scalar_product", |a, l| {
         Ok(Box::new(drivers::scalar_product::ScalarProduct::new(a, l)?))
     }),

@@ -103,7 +103,10 @@ impl Chip {
         let grid_height = chip_height / rows as f32;
         let grid_width = chip_width / cols as f32;
         let (factor_chip, spec_heat_si, k_si) = (0.5f64, 1.75e6f64, 100i32);
-        let cap = (factor_chip * spec_heat_si * f64::from(t_chip) * f64::from(grid_width)
+        let cap = (factor_chip
+            * spec_heat_si
+            * f64::from(t_chip)
+            * f64::from(grid_width)
             * f64::from(grid_height)) as f32;
         let rx = (f64::from(grid_width)
             / (2.0 * f64::from(k_si) * f64::from(t_chip) * f64::from(grid_height)))

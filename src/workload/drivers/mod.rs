@@ -26,6 +26,7 @@
 //! floats, `i32::MIN` for integers), so an element the kernel fails to
 //! write is a mismatch rather than a lucky zero.
 
+pub mod backprop;
 pub mod bfs;
 pub mod buffers;
 pub mod chase;

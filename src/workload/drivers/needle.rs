@@ -79,7 +79,9 @@ pub fn input(n: usize, seed: u64) -> Vec<i32> {
     }
     let seq = |stream| {
         let mut r = generate::Rng::new(generate::stream_seed(seed, stream));
-        (0..n).map(|_| r.below(ALPHABET) as usize).collect::<Vec<_>>()
+        (0..n)
+            .map(|_| r.below(ALPHABET) as usize)
+            .collect::<Vec<_>>()
     };
     let (sa, sb) = (seq(1), seq(2));
     let cols = n + 1;

@@ -84,7 +84,12 @@ impl Srad {
 
 /// The image `J`, row-major, uniform in [1, 2.718282] (stream 0).
 pub fn input(rows: usize, cols: usize, seed: u64) -> Vec<f32> {
-    generate::uniform_f32(rows * cols, 1.0, std::f32::consts::E, generate::stream_seed(seed, 0))
+    generate::uniform_f32(
+        rows * cols,
+        1.0,
+        std::f32::consts::E,
+        generate::stream_seed(seed, 0),
+    )
 }
 
 /// Rodinia's host statistics of the region of interest: float `sum` and
@@ -108,10 +113,21 @@ pub fn q0sqr(j: &[f32], cols: usize, roi: [u32; 4]) -> f32 {
 /// One iteration's `srad_cuda_1` + `srad_cuda_2` on the whole image:
 /// returns `(J', C)`. Neighbours are clamped at the image edge (what the
 /// kernels' edge-tile branches load). Exact.
-pub fn iteration(j: &[f32], rows: usize, cols: usize, q0sqr: f32, lambda: f32) -> (Vec<f32>, Vec<f32>) {
+pub fn iteration(
+    j: &[f32],
+    rows: usize,
+    cols: usize,
+    q0sqr: f32,
+    lambda: f32,
+) -> (Vec<f32>, Vec<f32>) {
     let at = |i: usize, k: usize| j[i * cols + k];
     let n_px = rows * cols;
-    let (mut dn, mut ds, mut dw, mut de) = (vec![0.0f32; n_px], vec![0.0; n_px], vec![0.0; n_px], vec![0.0; n_px]);
+    let (mut dn, mut ds, mut dw, mut de) = (
+        vec![0.0f32; n_px],
+        vec![0.0; n_px],
+        vec![0.0; n_px],
+        vec![0.0; n_px],
+    );
     let mut c = vec![0.0f32; n_px];
     for i in 0..rows {
         for k in 0..cols {
@@ -147,7 +163,10 @@ pub fn iteration(j: &[f32], rows: usize, cols: usize, q0sqr: f32, lambda: f32) -
             let cs = c[(i + 1).min(rows - 1) * cols + k];
             let ce = c[i * cols + (k + 1).min(cols - 1)];
             // d = cn*N + cs*S + cw*W + ce*E, fused as in the PTX.
-            let d = ce.mul_add(de[idx], cc.mul_add(dw[idx], cc.mul_add(dn[idx], cs * ds[idx])));
+            let d = ce.mul_add(
+                de[idx],
+                cc.mul_add(dw[idx], cc.mul_add(dn[idx], cs * ds[idx])),
+            );
             out[idx] = (f64::from(lambda) * 0.25).mul_add(f64::from(d), f64::from(j[idx])) as f32;
         }
     }
@@ -156,7 +175,14 @@ pub fn iteration(j: &[f32], rows: usize, cols: usize, q0sqr: f32, lambda: f32) -
 
 /// `niter` iterations of the host loop; returns `(J, C)` (`C` of the last
 /// iteration, all NaN if `niter` is 0).
-pub fn reference(j: &[f32], rows: usize, cols: usize, roi: [u32; 4], lambda: f32, niter: u32) -> (Vec<f32>, Vec<f32>) {
+pub fn reference(
+    j: &[f32],
+    rows: usize,
+    cols: usize,
+    roi: [u32; 4],
+    lambda: f32,
+    niter: u32,
+) -> (Vec<f32>, Vec<f32>) {
     let mut j = j.to_vec();
     let mut c = vec![f32::NAN; rows * cols];
     for _ in 0..niter {
@@ -205,7 +231,12 @@ impl Workload for Srad {
                 a.extend_from_slice(extra);
                 a
             };
-            host.launch(Some("srad_cuda_1"), grid, block, &common(&[ArgValue::F32(q)]))?;
+            host.launch(
+                Some("srad_cuda_1"),
+                grid,
+                block,
+                &common(&[ArgValue::F32(q)]),
+            )?;
             host.launch(
                 Some("srad_cuda_2"),
                 grid,
