@@ -18,7 +18,7 @@ fn kernels_dir() -> PathBuf {
 }
 
 /// `kernels/*.toml` and the manifests of `kernels/sync/`, `kernels/micro/`
-/// and `kernels/rodinia/`, sorted.
+/// `kernels/rodinia/` and `kernels/sdk/`, sorted.
 fn manifests() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = Vec::new();
     for dir in [
@@ -26,6 +26,7 @@ fn manifests() -> Vec<PathBuf> {
         kernels_dir().join("sync"),
         kernels_dir().join("micro"),
         kernels_dir().join("rodinia"),
+        kernels_dir().join("sdk"),
     ] {
         v.extend(
             std::fs::read_dir(&dir)
@@ -214,6 +215,7 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("rodinia/needle", "matrix_cuda"),
         ("rodinia/pathfinder", "gpuResult1"), // 5 launches: the result is in buffer 1
         ("rodinia/srad", "J_cuda"),
+        ("sdk/scalar_product", "d_C"),
     ];
     for (name, buffer) in cases {
         let p = manifest_named(name);

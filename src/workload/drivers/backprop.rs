@@ -51,7 +51,7 @@ impl Backprop {
             input_n: args.count("in", 4096)?,
             seed: args.u64("seed", 1)?,
         };
-        if w.input_n % 16 != 0 {
+        if !w.input_n.is_multiple_of(16) {
             return Err(WorkloadError::Args(format!(
                 "`in` = {} must be a multiple of 16 (one 16 x 16 CTA per 16 input units)",
                 w.input_n
@@ -98,9 +98,9 @@ pub fn input(n: usize, seed: u64) -> Net {
 }
 
 /// `bpnn_layerforward_CUDA`'s `hidden_partial_sum`: for CTA `by` and
-/// hidden unit `j`, the 16 products `w[16 by + r + 1][j + 1] * input[16 by
-/// + r + 1]` summed by the kernel's tree (`v[r] += v[r + p/2]` for `p` =
-/// 2, 4, 8, 16). Exact.
+/// hidden unit `j`, the 16 products `w[k][j + 1] * input[k]` for `k = 16 by
+/// + r + 1`, summed by the kernel's tree (`v[r] += v[r + p/2]` for
+/// `p` = 2, 4, 8, 16). Exact.
 pub fn partial_sums(net: &Net) -> Vec<f32> {
     let blocks = (net.input.len() - 1) / 16;
     let mut out = vec![0.0f32; blocks * HID];
@@ -132,7 +132,7 @@ fn squash(x: f32) -> f32 {
 /// (index 0 unused, 0). Float accumulations as in Rodinia's C.
 pub fn hidden_delta(net: &Net, partial: &[f32]) -> Vec<f32> {
     let blocks = partial.len() / HID;
-    let mut hidden = vec![1.0f32; HID + 1];
+    let mut hidden = [1.0f32; HID + 1];
     for j in 1..=HID {
         let mut sum = 0.0f32;
         for k in 0..blocks {
@@ -141,7 +141,7 @@ pub fn hidden_delta(net: &Net, partial: &[f32]) -> Vec<f32> {
         sum += net.w[j];
         hidden[j] = squash(sum);
     }
-    let mut output = vec![0.0f32; OUT + 1];
+    let mut output = [0.0f32; OUT + 1];
     for (j, o) in output.iter_mut().enumerate().skip(1) {
         let mut sum = 0.0f32;
         for (k, h) in hidden.iter().enumerate() {
@@ -157,8 +157,8 @@ pub fn hidden_delta(net: &Net, partial: &[f32]) -> Vec<f32> {
     let mut delta_h = vec![0.0f32; HID + 1];
     for j in 1..=HID {
         let mut sum = 0.0f32;
-        for k in 1..=OUT {
-            sum += delta_o[k] * net.who[j * (OUT + 1) + k];
+        for (k, d) in delta_o.iter().enumerate().skip(1) {
+            sum += d * net.who[j * (OUT + 1) + k];
         }
         delta_h[j] = hidden[j] * (1.0 - hidden[j]) * sum;
     }
@@ -171,13 +171,13 @@ pub fn hidden_delta(net: &Net, partial: &[f32]) -> Vec<f32> {
 pub fn adjust(net: &Net, delta: &[f32]) -> (Vec<f32>, Vec<f32>) {
     let (mut w, mut oldw) = (net.w.clone(), net.oldw.clone());
     for k in 0..net.input.len() {
-        for j in 1..=HID {
+        for (j, &dj) in delta.iter().enumerate().take(HID + 1).skip(1) {
             let i = k * (HID + 1) + j;
             let old = f64::from(net.oldw[i]) * MOMENTUM;
             let change = if k == 0 {
-                f64::from(delta[j]).mul_add(ETA, old)
+                f64::from(dj).mul_add(ETA, old)
             } else {
-                (f64::from(delta[j]) * ETA).mul_add(f64::from(net.input[k]), old)
+                (f64::from(dj) * ETA).mul_add(f64::from(net.input[k]), old)
             };
             w[i] = (change + f64::from(net.w[i])) as f32;
             oldw[i] = change as f32;

@@ -43,7 +43,7 @@ impl Needle {
             seed: args.u64("seed", 1)?,
             launch,
         };
-        if w.n % BLOCK != 0 {
+        if !w.n.is_multiple_of(BLOCK) {
             return Err(WorkloadError::Args(format!(
                 "`n` = {} must be a multiple of {BLOCK} (Rodinia's restriction: whole blocks)",
                 w.n

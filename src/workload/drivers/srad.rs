@@ -55,7 +55,7 @@ impl Srad {
             seed: args.u64("seed", 1)?,
         };
         for (what, v) in [("rows", w.rows), ("cols", w.cols)] {
-            if v % BLOCK != 0 || v < 2 * BLOCK {
+            if !v.is_multiple_of(BLOCK) || v < 2 * BLOCK {
                 return Err(WorkloadError::Args(format!(
                     "`{what}` = {v} must be a multiple of {BLOCK} and at least {}",
                     2 * BLOCK
@@ -145,13 +145,8 @@ pub fn iteration(
             let den = (qsqr - q0sqr) / ((q0sqr + 1.0) * q0sqr);
             let cv = (1.0 / (f64::from(den) + 1.0)) as f32;
             let idx = i * cols + k;
-            c[idx] = if cv < 0.0 {
-                0.0
-            } else if cv > 1.0 {
-                1.0
-            } else {
-                cv
-            };
+            // The kernel's `c < 0 -> 0, c > 1 -> 1` (a NaN stays NaN).
+            c[idx] = cv.clamp(0.0, 1.0);
             (dn[idx], ds[idx], dw[idx], de[idx]) = (n, s, w, e);
         }
     }
