@@ -216,6 +216,7 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("rodinia/pathfinder", "gpuResult1"), // 5 launches: the result is in buffer 1
         ("rodinia/srad", "J_cuda"),
         ("sdk/scalar_product", "d_C"),
+        ("sdk/histogram256", "d_Histogram"),
     ];
     for (name, buffer) in cases {
         let p = manifest_named(name);
@@ -477,6 +478,7 @@ fn other_sizes_pass_too() {
         ),
         ("rodinia/backprop", &[("in", "48"), ("seed", "7")]),
         ("rodinia/bfs", &[("nodes", "1000"), ("source", "17")]),
+        ("sdk/histogram256", &[("bytes", "4004"), ("seed", "5")]),
     ];
     for (name, overrides) in cases {
         let p = manifest_named(name);

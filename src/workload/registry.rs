@@ -73,6 +73,11 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("histogram256", |a, l| {
         Ok(Box::new(drivers::histogram256::Histogram256::new(a, l)?))
     }),
+    ("histogram256_sdk", |a, l| {
+        Ok(Box::new(drivers::histogram256_sdk::Histogram256Sdk::new(
+            a, l,
+        )?))
+    }),
     ("hotspot", |a, l| {
         Ok(Box::new(drivers::hotspot::Hotspot::new(a, l)?))
     }),

@@ -34,6 +34,7 @@ pub mod fwt;
 pub mod gather;
 pub mod gaussian;
 pub mod histogram256;
+pub mod histogram256_sdk;
 pub mod hotspot;
 pub mod kmeans;
 pub mod matmul;
