@@ -299,6 +299,22 @@ fn a_kernel_seeing_other_data_fails_the_check() {
         ("spmv_scalar", "vec", (3, 0x40), "out"), // vec[0]'s exponent
         ("matmul", "A", (3, 0x40), "C"),          // A[0][0]'s exponent
         ("gather", "next", (0, 1), "out"),        // next[0] ^= 1: still in bounds
+        // The last row's wall[99][0] += 64: every path ending there pays it.
+        (
+            "rodinia/pathfinder",
+            "gpuWall",
+            (98 * 4096 * 4, 0x40),
+            "gpuResult1",
+        ),
+        // reference[512][512] (the last cell; its value for seed 1 is
+        // non-negative) gains 2^30: the last cell's diagonal term wins.
+        (
+            "rodinia/needle",
+            "referrence",
+            (4 * (513 * 513 - 1) + 3, 0x40),
+            "matrix_cuda",
+        ),
+        ("rodinia/hotspot", "MatrixPower", (3, 0x40), "MatrixTemp0"),
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();
