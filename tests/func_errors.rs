@@ -161,3 +161,44 @@ fn launch_argument_mismatches_are_errors() {
         .to_string();
     assert!(e.contains("2048 threads per CTA"), "{e}");
 }
+
+#[test]
+fn shared_reg_plus_offset_wraps_at_32_bits() {
+    // nvcc -O3 addresses `buf[1]` as `[%r3+68]` with %r3 = buf - 64, which
+    // is negative (it wraps) when buf sits at shared offset 0. The access
+    // lands on buf + 4; with offset 0 it stays out of bounds.
+    let p = program(
+        ".visible .entry w(.param .u64 out, .param .u32 off)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<2>;\n\
+         .shared .align 4 .b8 buf[64];\n\
+         ld.param.u64 %rd1, [out];\nld.param.u32 %r5, [off];\n\
+         mov.u32 %r2, buf;\nsub.s32 %r3, %r2, 64;\nadd.s32 %r3, %r3, %r5;\n\
+         mov.u32 %r4, 1234;\nst.shared.u32 [%r3+68], %r4;\n\
+         ld.shared.u32 %r6, [buf+4];\nld.shared.u32 %r7, [%r3+68];\nadd.u32 %r6, %r6, %r7;\n\
+         st.global.u32 [%rd1], %r6;\nret;\n}\n",
+    );
+    let mut host = FunctionalHost::new(&p, 0, FunctionalOptions::default());
+    let out = host.alloc("out", 4);
+    host.launch(
+        None,
+        [1, 1, 1],
+        [1, 1, 1],
+        &[ArgValue::U64(out), ArgValue::U32(0)],
+    )
+    .unwrap();
+    let got: Vec<u32> = download(&mut host, out, 1).unwrap();
+    assert_eq!(got, vec![2468]);
+    // off = -68 (as u32): the address is buf - 64 + (-68) + 68 = 0xffff_ffc0.
+    let e = host
+        .launch(
+            None,
+            [1, 1, 1],
+            [1, 1, 1],
+            &[ArgValue::U64(out), ArgValue::U32((-68i32) as u32)],
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("out-of-bounds shared store of 4 bytes at address 0xffffffc0"),
+        "{e}"
+    );
+}

@@ -17,13 +17,16 @@ fn kernels_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels")
 }
 
-/// `kernels/*.toml`, sorted (not recursive: `kernels/sync/` is skipped).
+/// `kernels/*.toml` and the manifests of `kernels/sync/`, `kernels/micro/`
+/// `kernels/rodinia/` and `kernels/sdk/`, sorted.
 fn manifests() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = Vec::new();
     for dir in [
         kernels_dir(),
         kernels_dir().join("sync"),
         kernels_dir().join("micro"),
+        kernels_dir().join("rodinia"),
+        kernels_dir().join("sdk"),
     ] {
         v.extend(
             std::fs::read_dir(&dir)
@@ -205,6 +208,15 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("spmv_vector", "out"),
         ("stencil2d", "buf0"), // iterations = 4: the result is in buf0
         ("vector_add", "c"),
+        ("rodinia/backprop", "input_hidden_cuda"),
+        ("rodinia/bfs", "g_cost"),
+        ("rodinia/gaussian", "a_cuda"),
+        ("rodinia/hotspot", "MatrixTemp0"), // 4 launches: the result is in buffer 0
+        ("rodinia/needle", "matrix_cuda"),
+        ("rodinia/pathfinder", "gpuResult1"), // 5 launches: the result is in buffer 1
+        ("rodinia/srad", "J_cuda"),
+        ("sdk/scalar_product", "d_C"),
+        ("sdk/histogram256", "d_Histogram"),
     ];
     for (name, buffer) in cases {
         let p = manifest_named(name);
@@ -287,6 +299,22 @@ fn a_kernel_seeing_other_data_fails_the_check() {
         ("spmv_scalar", "vec", (3, 0x40), "out"), // vec[0]'s exponent
         ("matmul", "A", (3, 0x40), "C"),          // A[0][0]'s exponent
         ("gather", "next", (0, 1), "out"),        // next[0] ^= 1: still in bounds
+        // The last row's wall[99][0] += 64: every path ending there pays it.
+        (
+            "rodinia/pathfinder",
+            "gpuWall",
+            (98 * 4096 * 4, 0x40),
+            "gpuResult1",
+        ),
+        // reference[512][512] (the last cell; its value for seed 1 is
+        // non-negative) gains 2^30: the last cell's diagonal term wins.
+        (
+            "rodinia/needle",
+            "referrence",
+            (4 * (513 * 513 - 1) + 3, 0x40),
+            "matrix_cuda",
+        ),
+        ("rodinia/hotspot", "MatrixPower", (3, 0x40), "MatrixTemp0"),
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();
@@ -374,6 +402,24 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     );
     let e = create_err("spmv_scalar", &[("avg_nnz_per_row", "-2")], l(None, None));
     assert!(e.contains(">= 0"), "{e}");
+    let e = create_err("rodinia/needle", &[("n", "100")], l(None, None));
+    assert!(e.contains("multiple of 16"), "{e}");
+    let e = create_err("rodinia/srad", &[("rows", "16")], l(None, None));
+    assert!(e.contains("at least 32"), "{e}");
+    let e = create_err("rodinia/srad", &[("r2", "200")], l(None, None));
+    assert!(e.contains("inside the 128 x 128 image"), "{e}");
+    let e = create_err(
+        "rodinia/pathfinder",
+        &[("pyramid_height", "200")],
+        l(None, None),
+    );
+    assert!(e.contains("at most 127"), "{e}");
+    let e = create_err("rodinia/hotspot", &[], l(Some([2, 2, 1]), None));
+    assert!(e.contains("needs grid [6, 6, 1]"), "{e}");
+    let e = create_err("rodinia/backprop", &[("in", "40")], l(None, None));
+    assert!(e.contains("multiple of 16"), "{e}");
+    let e = create_err("rodinia/gaussian", &[], l(None, Some([16, 1, 1])));
+    assert!(e.contains("remove `grid`/`block`"), "{e}");
 }
 
 #[test]
@@ -424,6 +470,31 @@ fn other_sizes_pass_too() {
         ),
         ("gather", &[("n", "1000"), ("steps", "5")]),
         ("vector_add", &[("n", "1000")]),
+        (
+            "rodinia/pathfinder",
+            &[("cols", "1000"), ("rows", "37"), ("pyramid_height", "7")],
+        ),
+        (
+            "rodinia/hotspot",
+            &[("size", "70"), ("pyramid_height", "3"), ("sim_time", "7")],
+        ),
+        ("rodinia/gaussian", &[("size", "37")]),
+        ("rodinia/needle", &[("n", "48"), ("penalty", "3")]),
+        (
+            "rodinia/srad",
+            &[
+                ("rows", "48"),
+                ("cols", "64"),
+                ("r1", "3"),
+                ("r2", "20"),
+                ("c1", "5"),
+                ("c2", "40"),
+                ("niter", "3"),
+            ],
+        ),
+        ("rodinia/backprop", &[("in", "48"), ("seed", "7")]),
+        ("rodinia/bfs", &[("nodes", "1000"), ("source", "17")]),
+        ("sdk/histogram256", &[("bytes", "4004"), ("seed", "5")]),
     ];
     for (name, overrides) in cases {
         let p = manifest_named(name);

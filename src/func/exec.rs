@@ -1675,7 +1675,7 @@ impl<'a> Exec<'_, '_, 'a> {
                 None => (Space::Global, addr),
             },
             Space::Const => (Space::Global, addr),
-            s => (s, addr),
+            s => (s, window_addr(s, addr)),
         }
     }
 
@@ -1875,7 +1875,7 @@ impl<'a> Exec<'_, '_, 'a> {
             }
         }
         for l in lanes(m) {
-            self.w.addrs[l] = self.w.regs[base + l].wrapping_add(offset as u64);
+            self.w.addrs[l] = window_addr(space, self.w.regs[base + l].wrapping_add(offset as u64));
         }
         if write {
             let value = self.val(inst.src[1]);
@@ -2212,6 +2212,18 @@ fn memory_at<'m>(
         Space::Global => global.range_mut(a, a.checked_add(size as u64)?),
         Space::Shared => Some((0, shared)),
         _ => None,
+    }
+}
+
+/// A `.shared` or `.local` address is 32 bits wide: `[reg+offset]` wraps
+/// modulo 2^32 (nvcc forms `[%r4+68]` with `%r4` = the variable's address
+/// minus 64, which is negative for a variable at offset 0). Other spaces
+/// keep the 64-bit sum.
+#[inline]
+fn window_addr(space: Space, addr: u64) -> u64 {
+    match space {
+        Space::Shared | Space::Local => addr & 0xFFFF_FFFF,
+        _ => addr,
     }
 }
 

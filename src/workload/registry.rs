@@ -18,6 +18,9 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
             l,
         )?))
     }),
+    ("backprop", |a, l| {
+        Ok(Box::new(drivers::backprop::Backprop::new(a, l)?))
+    }),
     ("bfs", |a, l| Ok(Box::new(drivers::bfs::Bfs::new(a, l)?))),
     ("chase", |a, l| {
         Ok(Box::new(drivers::chase::Chase::new(a, l)?))
@@ -64,14 +67,34 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("gather", |a, l| {
         Ok(Box::new(drivers::gather::Gather::new(a, l)?))
     }),
+    ("gaussian", |a, l| {
+        Ok(Box::new(drivers::gaussian::Gaussian::new(a, l)?))
+    }),
     ("histogram256", |a, l| {
         Ok(Box::new(drivers::histogram256::Histogram256::new(a, l)?))
+    }),
+    ("histogram256_sdk", |a, l| {
+        Ok(Box::new(drivers::histogram256_sdk::Histogram256Sdk::new(
+            a, l,
+        )?))
+    }),
+    ("hotspot", |a, l| {
+        Ok(Box::new(drivers::hotspot::Hotspot::new(a, l)?))
     }),
     ("kmeans", |a, l| {
         Ok(Box::new(drivers::kmeans::Kmeans::new(a, l)?))
     }),
     ("matmul", |a, l| {
         Ok(Box::new(drivers::matmul::Matmul::new(a, l)?))
+    }),
+    ("needle", |a, l| {
+        Ok(Box::new(drivers::needle::Needle::new(a, l)?))
+    }),
+    ("pathfinder", |a, l| {
+        Ok(Box::new(drivers::pathfinder::Pathfinder::new(a, l)?))
+    }),
+    ("rodinia_bfs", |a, l| {
+        Ok(Box::new(drivers::rodinia_bfs::RodiniaBfs::new(a, l)?))
     }),
     ("scalar_product", |a, l| {
         Ok(Box::new(drivers::scalar_product::ScalarProduct::new(a, l)?))
@@ -82,6 +105,7 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("spmv_vector", |a, l| {
         Ok(Box::new(drivers::spmv_vector::SpmvVector::new(a, l)?))
     }),
+    ("srad", |a, l| Ok(Box::new(drivers::srad::Srad::new(a, l)?))),
     ("stencil2d", |a, l| {
         Ok(Box::new(drivers::stencil2d::Stencil2d::new(a, l)?))
     }),

@@ -17,6 +17,17 @@
 //! | `kmeans` | [`kmeans::Kmeans`] | `kmeansPoint` | `membership` exact |
 //! | `gather` | [`gather::Gather`] | `pointer_chase` | `out` exact |
 //! | `chase` | [`chase::Chase`] | `chase_8`, `chase_16` (micro) | `out` exact |
+//! | `rodinia_bfs` | [`rodinia_bfs::RodiniaBfs`] | `Kernel`, `Kernel2` (nvcc) | `g_cost`, `rounds` exact |
+//! | `pathfinder` | [`pathfinder::Pathfinder`] | `dynproc_kernel` | final cost row exact |
+//! | `hotspot` | [`hotspot::Hotspot`] | `calculate_temp` | temperatures exact |
+//! | `gaussian` | [`gaussian::Gaussian`] | `Fan1`, `Fan2` | `m`, `a`, `b`, host `x` exact |
+//! | `needle` | [`needle::Needle`] | `needle_cuda_shared_1`, `_2` | score matrix exact |
+//! | `srad` | [`srad::Srad`] | `srad_cuda_1`, `srad_cuda_2` | `J`, `C` exact |
+//! | `backprop` | [`backprop::Backprop`] | `bpnn_layerforward_CUDA`, `bpnn_adjust_weights_cuda` | partial sums, weights, changes exact |
+//! | `histogram256_sdk` | [`histogram256_sdk::Histogram256Sdk`] | `histogram256Kernel`, `mergeHistogram256Kernel` | partial and merged histograms exact |
+//!
+//! The nvcc-compiled benchmarks (`kernels/rodinia/`, `kernels/sdk/`) keep
+//! their input builders and references in their driver files.
 //!
 //! Inputs come from [`crate::workload::generate`]'s `*_input` builders and
 //! expected outputs from [`crate::workload::reference`], whose functions
@@ -26,17 +37,25 @@
 //! floats, `i32::MIN` for integers), so an element the kernel fails to
 //! write is a mismatch rather than a lucky zero.
 
+pub mod backprop;
 pub mod bfs;
 pub mod buffers;
 pub mod chase;
 pub mod fwt;
 pub mod gather;
+pub mod gaussian;
 pub mod histogram256;
+pub mod histogram256_sdk;
+pub mod hotspot;
 pub mod kmeans;
 pub mod matmul;
+pub mod needle;
+pub mod pathfinder;
+pub mod rodinia_bfs;
 pub mod scalar_product;
 pub mod spmv_scalar;
 pub mod spmv_vector;
+pub mod srad;
 pub mod stencil2d;
 pub mod sync_barrier;
 pub mod sync_lock;
