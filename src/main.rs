@@ -6,6 +6,37 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// Set once stdout is closed (`gpusim run … | head -1`): later output is
+/// dropped and the command ends with its normal exit status, quietly.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes to stdout; a closed stdout (broken pipe) is not an error.
+fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    use std::sync::atomic::Ordering;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args).and_then(|()| out.flush()) {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write to stdout: {e}");
+        }
+    }
+}
+
+/// `print!` that survives a closed stdout.
+macro_rules! out {
+    ($($t:tt)*) => { write_stdout(format_args!($($t)*)) };
+}
+
+/// `println!` that survives a closed stdout.
+macro_rules! outln {
+    () => { write_stdout(format_args!("\n")) };
+    ($($t:tt)*) => { write_stdout(format_args!("{}\n", format_args!($($t)*))) };
+}
+
 /// gpusim: run GPU kernels written in PTX on a cycle-level SM model.
 #[derive(Parser)]
 #[command(name = "gpusim", version, about, long_about = None)]
@@ -53,8 +84,9 @@ enum Command {
         /// `gtrr`, `oldest`, `two-level`, `swl:N`, `best-swl` (runs every
         /// `swl:N` and reports the best), `ccws`, `daws`, `daws-profiled`
         /// (needs `--profile`).
-        #[arg(long, default_value = "gto", value_name = "NAME")]
-        sched: String,
+        /// Default `gto`.
+        #[arg(long, value_name = "NAME")]
+        sched: Option<String>,
         /// Fetch policy (`lrr`).
         #[arg(long, default_value = "lrr", value_name = "NAME")]
         fetch: String,
@@ -133,9 +165,16 @@ enum Command {
         /// Show every warp of every CTA (ignores --cta/--warp).
         #[arg(long)]
         all: bool,
-        /// Stop after printing this many lines.
+        /// Stop the run after printing this many lines.
         #[arg(long, value_name = "N")]
         limit: Option<u64>,
+        /// Machine whose `sim.max_insts`, `core.warp_size` and
+        /// `core.num_sms` the functional run uses.
+        #[arg(long, default_value = "gtx480", value_name = "PRESET|FILE")]
+        config: String,
+        /// Override one config field (repeatable), e.g. `--set sim.max_insts=1000000`.
+        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        sets: Vec<(String, String)>,
         /// Use this manifest instead of the one beside the PTX.
         #[arg(long, value_name = "FILE")]
         launch: Option<PathBuf>,
@@ -263,17 +302,17 @@ fn repro_daws(
         opts.jobs,
         if opts.jobs == 1 { "" } else { "s" }
     );
-    print!("{}", r.fig8_table());
-    println!();
-    print!("{}", r.cycles_table());
-    println!();
-    print!("{}", r.fig13_table());
+    out!("{}", r.fig8_table());
+    outln!();
+    out!("{}", r.cycles_table());
+    outln!();
+    out!("{}", r.fig13_table());
     let errors = r.errors();
     if !errors.is_empty() {
-        println!();
-        println!("errors:");
+        outln!();
+        outln!("errors:");
         for (k, s, e) in &errors {
-            println!("  {k} {}: {e}", s.label());
+            outln!("  {k} {}: {e}", s.label());
         }
     }
     if let Some(path) = json
@@ -394,18 +433,19 @@ fn run_best_swl(
 ) -> ExitCode {
     match gpusim::timing::sweep::best_swl(prepared, args, cfg, policies, jobs) {
         Ok(s) => {
-            println!("{}", kernel_names(prepared));
-            println!("best-swl  swl:N for N = 1..{} (cycles):", s.cycles.len());
+            outln!("{}", kernel_names(prepared));
+            outln!("best-swl  swl:N for N = 1..{} (cycles):", s.cycles.len());
             for n in &s.failed_checks {
                 eprintln!("error: the workload's check failed under swl:{n}");
             }
             for (n, c) in &s.cycles {
                 let mark = if *n == s.best_limit { "  <- best" } else { "" };
-                println!("  swl:{n:<3} {c:>12}{mark}");
+                outln!("  swl:{n:<3} {c:>12}{mark}");
             }
-            println!(
+            outln!(
                 "best      swl:{} ({} cycles)",
-                s.best_limit, s.best.stats.cycles
+                s.best_limit,
+                s.best.stats.cycles
             );
             let mut best = s.best;
             if out.issue_log.is_some() {
@@ -443,8 +483,8 @@ fn finish_timed(
         eprintln!("error: cannot write {}: {e}", path.display());
         return ExitCode::from(2);
     }
-    print!("check     {}", r.check);
-    print!("{}", gpusim::report::summary::timing_summary(&r.stats));
+    out!("check     {}", r.check);
+    out!("{}", gpusim::report::summary::timing_summary(&r.stats));
     if let Some(path) = out.json {
         let text = serde_json::to_string_pretty(&r.stats).expect("stats serialize");
         if let Err(e) = std::fs::write(path, text + "\n") {
@@ -470,7 +510,7 @@ fn run_timed(
     let log = out.issue_log.is_some();
     match gpusim::timing::run_timed_with(prepared, args, cfg, policies, log) {
         Ok(r) => {
-            println!("{}", kernel_names(prepared));
+            outln!("{}", kernel_names(prepared));
             finish_timed(prepared, r, out)
         }
         Err(e) => report_run_error(e, colour),
@@ -506,8 +546,8 @@ fn profile_cmd(
     };
     match gpusim::timing::run_timed_with(&prepared, args, &cfg, &policies, false) {
         Ok(r) => {
-            println!("{}", kernel_names(&prepared));
-            print!("check     {}", r.check);
+            outln!("{}", kernel_names(&prepared));
+            out!("check     {}", r.check);
             if !r.check.passed() {
                 eprintln!("error: the profiling run's check failed; nothing written");
                 return ExitCode::FAILURE;
@@ -520,7 +560,7 @@ fn profile_cmd(
             }
             for k in &p.kernels {
                 let loads: usize = k.loops.iter().map(|l| l.loads.len()).sum();
-                println!(
+                outln!(
                     "profile   {}: {} loop{} with intra-warp locality, {} classified load{}",
                     k.kernel,
                     k.loops.len(),
@@ -529,11 +569,132 @@ fn profile_cmd(
                     if loads == 1 { "" } else { "s" }
                 );
             }
-            println!("wrote     {}", output.display());
+            outln!("wrote     {}", output.display());
             ExitCode::SUCCESS
         }
         Err(e) => report_run_error(e, colour),
     }
+}
+
+/// The flags of `gpusim run` whose combinations are checked.
+struct RunFlags<'a> {
+    file: &'a std::path::Path,
+    functional: bool,
+    sched: Option<&'a str>,
+    profile: Option<&'a std::path::Path>,
+    jobs: Option<usize>,
+    issue_log: Option<&'a std::path::Path>,
+    launch: Option<&'a std::path::Path>,
+}
+
+/// Options that do not apply to the run asked for are errors, not silently
+/// ignored.
+fn check_run_flags(f: &RunFlags<'_>) -> Result<(), String> {
+    let sched = f.sched.unwrap_or("gto");
+    if f.functional {
+        if let Some(s) = f.sched {
+            return Err(format!(
+                "--sched {s} does not apply to --functional (no timing model, no warp scheduler)"
+            ));
+        }
+        if f.issue_log.is_some() {
+            return Err(
+                "--issue-log does not apply to --functional (no cycles, no issue slots; \
+                 `gpusim trace --all` lists the executed instructions)"
+                    .to_string(),
+            );
+        }
+    }
+    if f.profile.is_some() && (f.functional || sched != "daws-profiled") {
+        return Err(format!(
+            "--profile is only used by --sched daws-profiled (this run: {})",
+            if f.functional {
+                "--functional".to_string()
+            } else {
+                format!("--sched {sched}")
+            }
+        ));
+    }
+    if f.jobs.is_some() && (f.functional || sched != "best-swl") {
+        return Err(format!(
+            "--jobs is only used by --sched best-swl (this run: {})",
+            if f.functional {
+                "--functional".to_string()
+            } else {
+                format!("--sched {sched}")
+            }
+        ));
+    }
+    if let Some(l) = f.launch
+        && f.file.extension().is_some_and(|e| e == "toml")
+    {
+        return Err(format!(
+            "two manifests: {} and --launch {}; give the manifest once (or the PTX file \
+             with --launch)",
+            f.file.display(),
+            l.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Checks that `path` can be written before a run starts: an existing file
+/// is opened for appending (not truncated), a new one is created and
+/// removed again.
+fn check_writable(path: &std::path::Path) -> Result<(), String> {
+    let existed = path.exists();
+    match std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+    {
+        Ok(_) => {
+            if !existed {
+                let _ = std::fs::remove_file(path);
+            }
+            Ok(())
+        }
+        Err(e) => Err(format!("cannot write {}: {e}", path.display())),
+    }
+}
+
+/// The functional interpreter's options from a machine config: its
+/// instruction limit (`sim.max_insts`), warp size and SM count.
+fn functional_options(
+    cfg: &gpusim::config::GpuConfig,
+) -> gpusim::workload::host::FunctionalOptions {
+    gpusim::workload::host::FunctionalOptions {
+        warp_size: cfg.core.warp_size,
+        nsm: cfg.core.num_sms,
+        step_limit: cfg.sim.max_insts,
+        ..Default::default()
+    }
+}
+
+/// `run --functional --json FILE`: the functional run's counts.
+fn write_functional_json(
+    prepared: &gpusim::workload::runner::Prepared,
+    r: &gpusim::workload::runner::FunctionalRun,
+    path: &std::path::Path,
+) -> std::io::Result<()> {
+    let kernels: Vec<&str> = r.per_launch.iter().map(|l| l.kernel.as_str()).collect();
+    let mut distinct = kernels.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let v = serde_json::json!({
+        "mode": "functional",
+        "file": prepared.program.file.name.to_string(),
+        "workload": prepared.manifest.manifest.workload,
+        "check_passed": r.check.passed(),
+        "kernels": distinct,
+        "launches": r.launches,
+        "ctas": r.ctas,
+        "warp_insts": r.warp_insts,
+        "thread_insts": r.thread_insts,
+        "per_launch": r.per_launch,
+    });
+    let text = serde_json::to_string_pretty(&v).map_err(std::io::Error::other)?;
+    std::fs::write(path, text + "\n")
 }
 
 fn bless(paths: &[PathBuf], check: bool, add: &[String]) -> ExitCode {
@@ -564,10 +725,10 @@ fn bless(paths: &[PathBuf], check: bool, add: &[String]) -> ExitCode {
             let new = r.stats.cycles;
             match r.expected {
                 Some(old) if old == new => {
-                    println!("{} {}: {new} unchanged", path.display(), r.sched)
+                    outln!("{} {}: {new} unchanged", path.display(), r.sched)
                 }
-                Some(old) => println!("{} {}: {old} → {new}", path.display(), r.sched),
-                None => println!("{} {}: (none) → {new}", path.display(), r.sched),
+                Some(old) => outln!("{} {}: {old} → {new}", path.display(), r.sched),
+                None => outln!("{} {}: (none) → {new}", path.display(), r.sched),
             }
             if !r.matches() {
                 differ += 1;
@@ -610,12 +771,12 @@ fn main() -> ExitCode {
                     Ok(p) => {
                         let names: Vec<&str> =
                             p.module.kernels.iter().map(|k| k.name.as_str()).collect();
-                        println!("ok    {} ({})", f.display(), names.join(", "));
+                        outln!("ok    {} ({})", f.display(), names.join(", "));
                     }
                     Err(d) => {
                         failed += 1;
                         eprint!("{}", d.render(colour));
-                        println!(
+                        outln!(
                             "error {} ({} problem{})",
                             f.display(),
                             d.list.len(),
@@ -645,18 +806,41 @@ fn main() -> ExitCode {
             launch,
             args,
         } => {
+            let flags = RunFlags {
+                file: &file,
+                functional,
+                sched: sched.as_deref(),
+                profile: profile.as_deref(),
+                jobs,
+                issue_log: issue_log.as_deref(),
+                launch: launch.as_deref(),
+            };
+            if let Err(e) = check_run_flags(&flags) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+            for path in [json.as_deref(), issue_log.as_deref()]
+                .into_iter()
+                .flatten()
+            {
+                if let Err(e) = check_writable(path) {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+            let sched = sched.unwrap_or_else(|| "gto".to_string());
             let prepared = match gpusim::workload::runner::prepare(&file, launch.as_deref()) {
                 Ok(p) => p,
                 Err(e) => return report_run_error(e, colour),
             };
+            let cfg = match gpusim::config::load_config(&config, &sets) {
+                Ok(c) => c,
+                Err(d) => {
+                    eprint!("{}", d.render(colour));
+                    return ExitCode::from(2);
+                }
+            };
             if !functional {
-                let cfg = match gpusim::config::load_config(&config, &sets) {
-                    Ok(c) => c,
-                    Err(d) => {
-                        eprint!("{}", d.render(colour));
-                        return ExitCode::from(2);
-                    }
-                };
                 let out = Outputs {
                     json: json.as_deref(),
                     issue_log: issue_log.as_deref(),
@@ -684,22 +868,29 @@ fn main() -> ExitCode {
                 }
                 return run_timed(&prepared, &args, &cfg, &policies, out, colour);
             }
-            let options = gpusim::workload::host::FunctionalOptions::default();
+            let options = functional_options(&cfg);
             match gpusim::workload::runner::run_functional(&prepared, &args, options, None) {
                 Ok(r) => {
-                    println!("{}", kernel_names(&prepared));
-                    println!(
+                    outln!("{}", kernel_names(&prepared));
+                    outln!(
                         "workload  {}: {} launch{}, {} CTAs",
                         prepared.manifest.manifest.workload,
                         r.launches,
                         if r.launches == 1 { "" } else { "es" },
                         r.ctas
                     );
-                    println!(
+                    outln!(
                         "executed  {} warp instructions, {} thread instructions",
-                        r.warp_insts, r.thread_insts
+                        r.warp_insts,
+                        r.thread_insts
                     );
-                    print!("check     {}", r.check);
+                    out!("check     {}", r.check);
+                    if let Some(path) = json.as_deref()
+                        && let Err(e) = write_functional_json(&prepared, &r, path)
+                    {
+                        eprintln!("error: cannot write {}: {e}", path.display());
+                        return ExitCode::from(2);
+                    }
                     if r.check.passed() {
                         ExitCode::SUCCESS
                     } else {
@@ -715,6 +906,8 @@ fn main() -> ExitCode {
             warp,
             all,
             limit,
+            config,
+            sets,
             launch,
             args,
         } => {
@@ -723,13 +916,28 @@ fn main() -> ExitCode {
                 Ok(p) => p,
                 Err(e) => return report_run_error(e, colour),
             };
+            let cfg = match gpusim::config::load_config(&config, &sets) {
+                Ok(c) => c,
+                Err(d) => {
+                    eprint!("{}", d.render(colour));
+                    return ExitCode::from(2);
+                }
+            };
             let out = std::io::stdout();
             let mut out = std::io::BufWriter::new(out.lock());
             let mut printed = 0u64;
             let limit = limit.unwrap_or(u64::MAX);
+            let stopped = std::rc::Rc::new(std::cell::Cell::new(false));
+            let stop = stopped.clone();
+            // Returns false to stop the simulation: after `limit` records,
+            // or once stdout is closed (`gpusim trace … | head`).
             let trace: gpusim::workload::host::TraceFn<'_> = Box::new(move |p, k, e| {
-                if (!all && (e.cta != cta || e.warp != warp)) || printed >= limit {
-                    return;
+                if !all && (e.cta != cta || e.warp != warp) {
+                    return true;
+                }
+                if printed >= limit {
+                    stop.set(true);
+                    return false;
                 }
                 printed += 1;
                 let d = e.dyn_inst;
@@ -742,7 +950,7 @@ fn main() -> ExitCode {
                 } else {
                     String::new()
                 };
-                let _ = writeln!(
+                let written = writeln!(
                     out,
                     "{} cta {} warp {} pc {:#06x} mask {:08x} line {:4}  {}{}",
                     p.kernel(k).name,
@@ -754,10 +962,25 @@ fn main() -> ExitCode {
                     p.inst_text(k, i),
                     exec
                 );
+                // The last record is flushed before the run stops.
+                let flushed = if printed >= limit {
+                    written.and_then(|()| out.flush())
+                } else {
+                    written
+                };
+                if flushed.is_err() {
+                    stop.set(true);
+                    return false;
+                }
+                printed < limit || {
+                    stop.set(true);
+                    false
+                }
             });
-            let options = gpusim::workload::host::FunctionalOptions::default();
+            let options = functional_options(&cfg);
             match gpusim::workload::runner::run_functional(&prepared, &args, options, Some(trace)) {
                 Ok(_) => ExitCode::SUCCESS,
+                Err(_) if stopped.get() => ExitCode::SUCCESS,
                 Err(e) => report_run_error(e, colour),
             }
         }
@@ -790,7 +1013,7 @@ fn main() -> ExitCode {
         } => repro_daws(jobs, json.as_deref(), quick, dir, kernels, colour),
         Command::Config { spec, sets } => match gpusim::config::load_config(&spec, &sets) {
             Ok(c) => {
-                print!("{}", c.to_toml());
+                out!("{}", c.to_toml());
                 ExitCode::SUCCESS
             }
             Err(d) => {
@@ -809,7 +1032,7 @@ fn main() -> ExitCode {
             });
             match result {
                 Ok(s) => {
-                    print!("{s}");
+                    out!("{s}");
                     ExitCode::SUCCESS
                 }
                 Err(d) => {

@@ -128,7 +128,9 @@ fn huge_sm_counts_and_cache_geometries_are_errors_not_allocations() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        flat(&err).contains("`l1d.sets` × `l1d.ways` make 67108864 L1D lines per SM, more than the limit of 1048576"),
+        flat(&err).contains(
+            "`l1d.sets` × `l1d.ways` make 67108864 L1D lines per SM, more than the limit of 1048576"
+        ),
         "{err}"
     );
     let (code, _, err) = gpusim(&[

@@ -258,6 +258,7 @@ schema! {
         idle_skip: Bool <= 1, "jump over cycles in which nothing can change (never changes results)";
         max_cycles: U64 <= 9_223_372_036_854_775_807, "stop with an error after this many cycles per launch";
         progress_window: U64 <= 9_223_372_036_854_775_807, "error when no warp exits and no CTA retires for this many cycles (livelock)";
+        max_insts: U64 <= 9_223_372_036_854_775_807, "stop with an error after this many warp instructions per launch (timing and --functional)";
     }
 }
 

@@ -129,7 +129,13 @@ impl GpuConfig {
                 "L2 lines in all slices",
             ),
             (
-                &["core.num_sms", "l1d.sets", "l1d.ways", "icache.sets", "icache.ways"],
+                &[
+                    "core.num_sms",
+                    "l1d.sets",
+                    "l1d.ways",
+                    "icache.sets",
+                    "icache.ways",
+                ],
                 u64::from(self.core.num_sms)
                     * (u64::from(self.l1d.sets) * u64::from(self.l1d.ways)
                         + u64::from(self.icache.sets) * u64::from(self.icache.ways)),

@@ -8,6 +8,7 @@ use crate::func::error::{SimError, SimErrorKind};
 use crate::func::exec::{ExecCtx, LaunchEnv, exec_into, perform_atomic, run_warp};
 use crate::func::layout::KernelInfo;
 use crate::func::memory::GlobalMemory;
+use crate::func::spin::{SpinDetector, hash_warp};
 use crate::func::warp::Warp;
 use crate::ir::{BarKind, Kernel, Operand};
 
@@ -85,7 +86,7 @@ pub fn run(
     params: &[u8],
     global: &mut GlobalMemory,
     cfg: &LaunchConfig,
-    mut trace: Option<&mut dyn FnMut(&TraceEvent<'_>)>,
+    mut trace: Option<&mut dyn FnMut(&TraceEvent<'_>) -> bool>,
 ) -> Result<FuncStats, SimError> {
     let threads = u64::from(cfg.block[0]) * u64::from(cfg.block[1]) * u64::from(cfg.block[2]);
     let ctas_total = u64::from(cfg.grid[0]) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
@@ -121,6 +122,7 @@ pub fn run(
     let mut stats = FuncStats::default();
     let mut next_cta = 0u64;
     let mut resident: Vec<Cta> = Vec::new();
+    let mut spin = SpinDetector::new();
     // Finished CTAs' buffers, reused for the next CTAs (same shape).
     let mut spare: Vec<Cta> = Vec::new();
     let make_cta = |linear: u64, spare: &mut Vec<Cta>| -> Cta {
@@ -184,6 +186,46 @@ pub fn run(
         if resident.is_empty() {
             break;
         }
+        let repeat = spin.visit(
+            stats.warp_insts,
+            |h| {
+                use std::hash::Hasher;
+                h.write_u64(next_cta);
+                for cta in &resident {
+                    h.write_u32(cta.id[0]);
+                    h.write_u32(cta.id[1]);
+                    h.write_u32(cta.id[2]);
+                    for w in &cta.warps {
+                        hash_warp(w, h);
+                    }
+                }
+            },
+            |h| {
+                use std::hash::Hasher;
+                global.hash_contents(h);
+                for cta in &resident {
+                    h.write(&cta.shared);
+                }
+            },
+        );
+        if let Some(r) = repeat {
+            // Name the first warp that is running (not at a barrier).
+            let (cta, w) = resident
+                .iter()
+                .flat_map(|c| c.warps.iter().map(move |w| (c, w)))
+                .find(|(_, w)| !w.done() && w.barrier.is_none())
+                .expect("a repeating launch has a running warp");
+            let mut e = SimError::launch(&kernel.name, "");
+            e.kind = SimErrorKind::Repeating {
+                period: r.period,
+                quiet: r.quiet,
+            };
+            e.inst = w.pc();
+            e.line = w.pc().map_or(0, |pc| kernel.insts[pc as usize].line);
+            e.cta = cta.id;
+            e.warp = w.warp_id;
+            return Err(e);
+        }
         let mut progressed = false;
         let mut d = DynInst::blank();
         for cta in resident.iter_mut() {
@@ -242,6 +284,7 @@ pub fn run(
                         return Err(e);
                     }
                     if ran.released {
+                        spin.progress(stats.warp_insts);
                         release_barriers(kernel, &mut cta.warps);
                     }
                     continue;
@@ -258,13 +301,21 @@ pub fn run(
                     stats.warp_insts += 1;
                     stats.thread_insts += u64::from(d.exec.count_ones());
                     progressed = true;
-                    if let Some(t) = trace.as_mut() {
-                        t(&TraceEvent {
+                    if let Some(t) = trace.as_mut()
+                        && !t(&TraceEvent {
                             cta: linear,
                             ctaid: cta.id,
                             warp: wi as u32,
                             dyn_inst: &d,
-                        });
+                        })
+                    {
+                        let mut e = SimError::launch(&kernel.name, "");
+                        e.kind = SimErrorKind::Stopped;
+                        e.inst = Some(d.inst.0);
+                        e.line = kernel.insts[d.inst.0 as usize].line;
+                        e.cta = cta.id;
+                        e.warp = wi as u32;
+                        return Err(e);
                     }
                     if stats.warp_insts > cfg.step_limit {
                         let mut e = SimError::launch(&kernel.name, "");
@@ -283,6 +334,7 @@ pub fn run(
                     }
                 }
                 if released {
+                    spin.progress(stats.warp_insts);
                     release_barriers(kernel, &mut cta.warps);
                 }
             }
@@ -293,6 +345,7 @@ pub fn run(
                 // Keep CTA order (determinism): remove, not swap_remove.
                 spare.push(resident.remove(i));
                 stats.ctas += 1;
+                spin.progress(stats.warp_insts);
             } else {
                 i += 1;
             }

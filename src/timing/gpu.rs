@@ -278,6 +278,14 @@ impl Gpu {
             let step = if skip { next.max(now + 1) - now } else { 1 };
             self.mem.account(step);
             self.now += step;
+            let issued: u64 = self.sms.iter().map(|s| s.stats.warp_insts).sum();
+            if issued - insts_before > ctx.cfg.sim.max_insts {
+                let mut e = SimError::launch(&ctx.kernel.name, "");
+                e.kind = SimErrorKind::StepLimit {
+                    limit: ctx.cfg.sim.max_insts,
+                };
+                return Err(e);
+            }
             if self.now - start > ctx.cfg.sim.max_cycles {
                 let mut e = SimError::launch(&ctx.kernel.name, "");
                 e.kind = SimErrorKind::CycleLimit {

@@ -7,7 +7,9 @@ use crate::program::Program;
 use crate::ptx::diagnostics::Diagnostics;
 use crate::workload::args::Args;
 use crate::workload::check::Check;
-use crate::workload::host::{FunctionalHost, FunctionalOptions, TraceFn, WorkloadError};
+use crate::workload::host::{
+    FunctionalHost, FunctionalLaunch, FunctionalOptions, TraceFn, WorkloadError,
+};
 use crate::workload::manifest::{LoadedManifest, load_manifest, manifest_beside};
 use crate::workload::{Launch, registry};
 
@@ -89,6 +91,8 @@ pub struct FunctionalRun {
     pub launches: u64,
     /// CTAs run.
     pub ctas: u64,
+    /// Every launch with its counts, in order.
+    pub per_launch: Vec<FunctionalLaunch>,
 }
 
 /// Builds the manifest's workload with `overrides` (`key=value` argument
@@ -141,5 +145,6 @@ pub fn run_functional(
         thread_insts: host.stats.thread_insts,
         launches: host.launches,
         ctas: host.stats.ctas,
+        per_launch: host.launch_log,
     })
 }
