@@ -529,6 +529,10 @@ fn profile_cmd(
     args: &[(String, String)],
     colour: bool,
 ) -> ExitCode {
+    if let Err(e) = check_writable(output) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let prepared = match gpusim::workload::runner::prepare(file, launch) {
         Ok(p) => p,
         Err(e) => return report_run_error(e, colour),

@@ -4,7 +4,7 @@
 //! end with named errors.
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use gpusim::config::{FieldKind, FieldValue, GpuConfig, fields, load_config};
 
@@ -185,4 +185,306 @@ fn every_field_at_its_limit_runs_or_is_rejected() {
         }
     }
     assert!(ran >= 40, "only {ran} fields were valid at their limit");
+}
+
+/// The intra-warp spin lock of `kernels/sync/intra_warp_spin.ptx`: lane 0
+/// wins the CAS and waits at the reconvergence point while its warp's other
+/// lanes spin on the lock it holds. The functional run ends with a
+/// "no progress" error naming the warp, the spinning PC and line, within a
+/// bounded number of instructions (the detector's quiet threshold plus a
+/// few repetitions), not at the 2·10⁹-instruction limit.
+#[test]
+fn intra_warp_spin_lock_is_a_named_no_progress_error() {
+    use gpusim::func::SimErrorKind;
+    use gpusim::workload::WorkloadError;
+    use gpusim::workload::runner::{RunError, prepare, run_functional};
+    let p = prepare(&root().join("kernels/sync/intra_warp_spin.ptx"), None).unwrap();
+    let options = gpusim::workload::host::FunctionalOptions::default();
+    let err = run_functional(&p, &[], options, None).unwrap_err();
+    let RunError::Workload(WorkloadError::Sim(e)) = err else {
+        panic!("not a simulation error: {err:?}")
+    };
+    let SimErrorKind::Repeating { period, quiet } = e.kind else {
+        panic!("not a no-progress error: {e}")
+    };
+    // The loop is 3 instructions (atom.cas, setp, bra) on one warp; a
+    // repetition is a whole number of them.
+    assert!(period > 0 && period.is_multiple_of(3), "period {period}");
+    assert!(
+        quiet < gpusim::func::spin::QUIET_INSTS + 4096,
+        "detected only after {quiet} quiet instructions"
+    );
+    // The spinning lanes are at one of the loop's three instructions
+    // (lines 30–32 of the file), in warp 0 of CTA 0.
+    let pc = e.inst.expect("a PC");
+    assert!((2..=4).contains(&pc), "pc {pc}");
+    assert!((30..=32).contains(&e.line), "line {}", e.line);
+    assert_eq!((e.cta, e.warp), ([0, 0, 0], 0));
+    let text = e.to_string();
+    assert!(text.starts_with("no progress: "), "{text}");
+    assert!(text.contains("intra_warp_spin"), "{text}");
+
+    // The CLI: exit status 2 with the message.
+    let (code, _, err) = gpusim(&["run", "kernels/sync/intra_warp_spin.ptx", "--functional"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no progress: the launch repeats"), "{err}");
+    assert!(err.contains("line 3"), "{err}");
+}
+
+/// The detector never fires on kernels that finish: every shipped
+/// kernel that ends, including the cross-CTA spin locks and barriers of
+/// kernels/sync (whose waiting warps repeat while other warps progress),
+/// passes — checked by the workload suites; here the one whose spinning
+/// takes longest before release.
+#[test]
+fn spinning_that_ends_is_not_flagged() {
+    for m in [
+        "kernels/sync/spin_mutex_global.toml",
+        "kernels/sync/lf_tree_barrier_uniq.toml",
+    ] {
+        let (code, out, err) = gpusim(&["run", m, "--functional"]);
+        assert_eq!(code, 0, "{m}: {out}{err}");
+        assert!(out.contains("check     PASS"), "{m}: {out}");
+    }
+}
+
+#[test]
+fn max_insts_bounds_functional_and_timed_runs() {
+    for extra in [&["--functional"][..], &["--config", "tiny"][..]] {
+        let mut args = vec![
+            "run",
+            "kernels/sync/intra_warp_spin.ptx",
+            "--set",
+            "sim.max_insts=10000",
+        ];
+        args.extend_from_slice(extra);
+        let (code, _, err) = gpusim(&args);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("stopped after 10000 warp instructions (sim.max_insts"),
+            "{extra:?}: {err}"
+        );
+    }
+    // A limit the kernel stays under changes nothing: vector_add's 45056
+    // warp instructions.
+    let (code, out, err) = gpusim(&[
+        "run",
+        "kernels/vector_add.ptx",
+        "--functional",
+        "--set",
+        "sim.max_insts=45056",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("executed  45056 warp instructions"), "{out}");
+    let (code, _, err) = gpusim(&[
+        "run",
+        "kernels/vector_add.ptx",
+        "--functional",
+        "--set",
+        "sim.max_insts=45055",
+    ]);
+    assert_eq!(code, 2, "{err}");
+}
+
+/// `trace --limit N` stops the simulation after N records: on the
+/// spin-lock kernel, which never ends, it still exits 0 at once.
+#[test]
+fn trace_limit_stops_the_run() {
+    let (code, out, err) = gpusim(&["trace", "kernels/sync/intra_warp_spin.ptx", "--limit", "5"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 5, "{out}");
+    assert!(
+        out.lines()
+            .all(|l| l.starts_with("intra_warp_spin cta 0 warp 0 pc ")),
+        "{out}"
+    );
+    assert!(err.is_empty(), "{err}");
+}
+
+/// Spawns gpusim with stdout piped, reads `lines` lines (0: none), closes
+/// the pipe and waits: the exit status and stderr.
+fn run_with_closed_stdout(args: &[&str], lines: usize) -> (Option<i32>, String) {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gpusim"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn gpusim");
+    let stdout = child.stdout.take().unwrap();
+    {
+        let mut r = BufReader::new(stdout);
+        let mut line = String::new();
+        for _ in 0..lines {
+            line.clear();
+            r.read_line(&mut line).unwrap();
+        }
+        // Dropping the reader closes the pipe.
+    }
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    (status.code(), err)
+}
+
+#[test]
+fn closed_stdout_ends_quietly() {
+    for (args, lines) in [
+        (&["trace", "kernels/fwt.ptx", "--all"][..], 1),
+        (&["trace", "kernels/vector_add.ptx", "--all"][..], 0),
+        (&["run", "kernels/fwt.ptx", "--functional"][..], 0),
+        (
+            &["run", "kernels/vector_add.ptx", "--config", "tiny"][..],
+            1,
+        ),
+        (&["config", "gtx480"][..], 1),
+        (&["cfg", "kernels/bfs.ptx", "--entry", "bfs_kernel"][..], 0),
+        (&["check", "kernels/bfs.ptx", "kernels/fwt.ptx"][..], 0),
+    ] {
+        let (code, err) = run_with_closed_stdout(args, lines);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn options_that_do_not_apply_are_errors() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["run", "kernels/vector_add.ptx", "--profile", "p.json"],
+            "--profile is only used by --sched daws-profiled (this run: --sched gto)",
+        ),
+        (
+            &[
+                "run",
+                "kernels/vector_add.ptx",
+                "--functional",
+                "--profile",
+                "p.json",
+            ],
+            "--profile is only used by --sched daws-profiled (this run: --functional)",
+        ),
+        (
+            &["run", "kernels/vector_add.ptx", "--jobs", "2"],
+            "--jobs is only used by --sched best-swl (this run: --sched gto)",
+        ),
+        (
+            &[
+                "run",
+                "kernels/vector_add.ptx",
+                "--functional",
+                "--sched",
+                "lrr",
+            ],
+            "--sched lrr does not apply to --functional",
+        ),
+        (
+            &[
+                "run",
+                "kernels/vector_add.ptx",
+                "--functional",
+                "--issue-log",
+                "l.txt",
+            ],
+            "--issue-log does not apply to --functional",
+        ),
+        (
+            &[
+                "run",
+                "kernels/vector_add.toml",
+                "--launch",
+                "kernels/vector_add.toml",
+            ],
+            "two manifests: kernels/vector_add.toml and --launch kernels/vector_add.toml",
+        ),
+        (
+            &[
+                "run",
+                "kernels/vector_add.ptx",
+                "--launch",
+                "a.toml",
+                "--launch",
+                "b.toml",
+            ],
+            "cannot be used multiple times",
+        ),
+    ];
+    for (args, want) in cases {
+        let (code, out, err) = gpusim(args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+    }
+}
+
+#[test]
+fn unwritable_outputs_fail_before_the_run() {
+    let dir = std::env::temp_dir().join(format!("gpusim-hardening-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let missing = dir.join("no/such/dir/out.json");
+    let m = missing.to_str().unwrap();
+    for flag in ["--json", "--issue-log"] {
+        let (code, out, err) =
+            gpusim(&["run", "kernels/vector_add.ptx", "--config", "tiny", flag, m]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains(&format!("cannot write {m}: No such file or directory")),
+            "{err}"
+        );
+        // Nothing ran: no summary.
+        assert!(out.is_empty(), "{out}");
+    }
+    let (code, out, err) = gpusim(&["profile", "kernels/vector_add.ptx", "-o", m]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("cannot write {m}")), "{err}");
+    assert!(out.is_empty(), "{out}");
+    // A writable path that does not exist yet is not left behind by the
+    // check when the run then fails.
+    let fresh = dir.join("fresh.json");
+    let (code, _, err) = gpusim(&[
+        "run",
+        "kernels/sync/intra_warp_spin.ptx",
+        "--functional",
+        "--set",
+        "sim.max_insts=100",
+        "--json",
+        fresh.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!fresh.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `run --functional --json` writes the functional counts: totals equal to
+/// the sum of the per-launch records, FWT's 10 launches of its 3 kernels.
+#[test]
+fn functional_json_has_totals_and_launches() {
+    let path = std::env::temp_dir().join(format!("gpusim-func-{}.json", std::process::id()));
+    let p = path.to_str().unwrap();
+    let (code, out, err) = gpusim(&["run", "kernels/fwt.ptx", "--functional", "--json", p]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(v["mode"], "functional");
+    assert_eq!(v["check_passed"], true);
+    let launches = v["per_launch"].as_array().unwrap();
+    assert_eq!(launches.len() as u64, v["launches"].as_u64().unwrap());
+    assert_eq!(launches.len(), 10);
+    let sum = |k: &str| launches.iter().map(|l| l[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(sum("warp_insts"), v["warp_insts"].as_u64().unwrap());
+    assert_eq!(sum("thread_insts"), v["thread_insts"].as_u64().unwrap());
+    assert_eq!(sum("ctas"), v["ctas"].as_u64().unwrap());
+    assert!(
+        out.contains(&format!("executed  {} warp instructions", v["warp_insts"])),
+        "{out}"
+    );
+    assert_eq!(v["kernels"].as_array().unwrap().len(), 3);
 }
