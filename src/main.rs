@@ -369,42 +369,60 @@ struct Outputs<'a> {
     issue_log: Option<&'a std::path::Path>,
 }
 
+/// Writes the issue log: for each launch a `# launch N: kernel NAME grid
+/// [..] block [..]` header, then one line per issued instruction with its
+/// PC, source line and PTX text looked up in that launch's kernel.
 fn write_issue_log(
     prepared: &gpusim::workload::runner::Prepared,
     log: &[gpusim::timing::IssueRecord],
+    launches: &[gpusim::timing::stats::LaunchStats],
     path: &std::path::Path,
 ) -> std::io::Result<()> {
     use std::io::Write;
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(f, "# cycle sm sched slot cta warp pc line text")?;
-    // Launches of different kernels share the log; the PC is looked up in
-    // the manifest's entry (single-kernel manifests) or printed bare.
-    let k = prepared.entry;
-    let kernel = prepared.program.kernel(k);
-    for r in log {
-        let (line, text) = if prepared.entry_named && (r.pc as usize) < kernel.insts.len() {
-            (
-                kernel.insts[r.pc as usize].line,
-                prepared.program.inst_text(k, r.pc as usize),
-            )
-        } else {
-            (0, String::new())
-        };
+    // The log is in cycle order and launches run one after another, so
+    // launch i's records are the next `warp_insts` of them.
+    let mut rest = log;
+    for (i, l) in launches.iter().enumerate() {
+        let k = prepared
+            .program
+            .module
+            .kernels
+            .iter()
+            .position(|k| k.name == l.kernel);
         writeln!(
             f,
-            "{} {} {} {} {},{},{} {} {:#06x} {} {}",
-            r.cycle,
-            r.sm,
-            r.scheduler,
-            r.slot,
-            r.cta[0],
-            r.cta[1],
-            r.cta[2],
-            r.warp,
-            r.pc * 8,
-            line,
-            text
+            "# launch {i}: kernel {} grid [{}, {}, {}] block [{}, {}, {}]",
+            l.kernel, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2]
         )?;
+        let n = (l.warp_insts as usize).min(rest.len());
+        let (these, later) = rest.split_at(n);
+        rest = later;
+        for r in these {
+            let (line, text) = match k {
+                Some(k) if (r.pc as usize) < prepared.program.kernel(k).insts.len() => (
+                    prepared.program.kernel(k).insts[r.pc as usize].line,
+                    prepared.program.inst_text(k, r.pc as usize),
+                ),
+                _ => (0, String::new()),
+            };
+            writeln!(
+                f,
+                "{} {} {} {} {},{},{} {} {:#06x} {} {}",
+                r.cycle,
+                r.sm,
+                r.scheduler,
+                r.slot,
+                r.cta[0],
+                r.cta[1],
+                r.cta[2],
+                r.warp,
+                r.pc * 8,
+                line,
+                text
+            )?;
+        }
     }
     f.flush()
 }
@@ -478,7 +496,7 @@ fn finish_timed(
     out: Outputs<'_>,
 ) -> ExitCode {
     if let Some(path) = out.issue_log
-        && let Err(e) = write_issue_log(prepared, &r.issue_log, path)
+        && let Err(e) = write_issue_log(prepared, &r.issue_log, &r.stats.launches, path)
     {
         eprintln!("error: cannot write {}: {e}", path.display());
         return ExitCode::from(2);

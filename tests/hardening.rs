@@ -488,3 +488,69 @@ fn functional_json_has_totals_and_launches() {
     );
     assert_eq!(v["kernels"].as_array().unwrap().len(), 3);
 }
+
+/// The issue log of a multi-kernel workload: one header per launch naming
+/// its kernel and shape, as many records under it as the launch issued
+/// (the JSON's per-launch counts), each with its PTX text from that
+/// launch's kernel.
+#[test]
+fn issue_log_names_each_launch_and_its_instructions() {
+    let dir = std::env::temp_dir();
+    let log = dir.join(format!("gpusim-il-{}.txt", std::process::id()));
+    let json = dir.join(format!("gpusim-il-{}.json", std::process::id()));
+    let (code, _, err) = gpusim(&[
+        "run",
+        "kernels/fwt.ptx",
+        "--config",
+        "tiny",
+        "--issue-log",
+        log.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    std::fs::remove_file(&log).unwrap();
+    std::fs::remove_file(&json).unwrap();
+    let launches = stats["launches"].as_array().unwrap();
+    assert_eq!(launches.len(), 10);
+    let ptx = std::fs::read_to_string(root().join("kernels/fwt.ptx")).unwrap();
+    let ptx_lines: Vec<&str> = ptx.lines().collect();
+    let mut sections: Vec<(String, Vec<&str>)> = Vec::new();
+    for line in text.lines().skip(1) {
+        if let Some(h) = line.strip_prefix("# launch ") {
+            sections.push((h.to_string(), Vec::new()));
+        } else {
+            sections.last_mut().expect("a header first").1.push(line);
+        }
+    }
+    assert_eq!(sections.len(), 10);
+    for (i, ((header, records), l)) in sections.iter().zip(launches).enumerate() {
+        let kernel = l["kernel"].as_str().unwrap();
+        assert!(
+            header.starts_with(&format!("{i}: kernel {kernel} grid [")),
+            "{header}"
+        );
+        assert_eq!(
+            records.len() as u64,
+            l["warp_insts"].as_u64().unwrap(),
+            "launch {i}"
+        );
+        // Each record's text is the PTX source line it names (whitespace
+        // normalised).
+        for r in records.iter().step_by(997) {
+            let f: Vec<&str> = r.splitn(9, ' ').collect();
+            let line: usize = f[7].parse().unwrap();
+            let code = ptx_lines[line - 1].split("//").next().unwrap();
+            let src: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(!f[8].is_empty(), "{r}");
+            assert_eq!(
+                f[8].split_whitespace().collect::<Vec<_>>().join(" "),
+                src,
+                "{r}"
+            );
+        }
+    }
+}
