@@ -554,3 +554,71 @@ fn issue_log_names_each_launch_and_its_instructions() {
         }
     }
 }
+
+#[test]
+fn parameter_mismatches_name_ptx_types() {
+    let dir = std::env::temp_dir().join(format!("gpusim-param-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(root().join("kernels/saxpy.ptx"), dir.join("saxpy.ptx")).unwrap();
+    let m = dir.join("m.toml");
+    std::fs::write(
+        &m,
+        "ptx = \"saxpy.ptx\"\nworkload = \"buffers\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\n\
+         params = [\"x\", \"y\", { f32 = 1000 }, { f32 = 2.0 }]\n\
+         [[buffers]]\nname = \"x\"\ntype = \"f32\"\nlen = 32\n\
+         [[buffers]]\nname = \"y\"\ntype = \"f32\"\nlen = 32\n",
+    )
+    .unwrap();
+    let (code, _, err) = gpusim(&["run", m.to_str().unwrap(), "--functional"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "parameter `saxpy_param_n` of `saxpy` is `.u32`, the workload passed a `.f32 1000`"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("F32("), "{err}");
+    // A manifest whose PTX is missing names the PTX file and the manifest.
+    std::fs::remove_file(dir.join("saxpy.ptx")).unwrap();
+    let (code, _, err) = gpusim(&["run", m.to_str().unwrap(), "--functional"]);
+    assert_eq!(code, 2, "{err}");
+    let err = flat(&err);
+    assert!(err.contains("cannot read the PTX file"), "{err}");
+    assert!(err.contains("saxpy.ptx"), "{err}");
+    assert!(
+        err.contains(&format!("the manifest `{}` names it", m.display())),
+        "{err}"
+    );
+    // `run K.ptx` without K.ptx: the PTX is named, not its manifest.
+    let missing = dir.join("nope.ptx");
+    let (code, _, err) = gpusim(&["run", missing.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        flat(&err).contains(&format!("cannot read the PTX file `{}`", missing.display())),
+        "{err}"
+    );
+    assert!(!err.contains("nope.toml"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn binary_garbage_is_shown_escaped() {
+    let mut bytes = b".version 7.0\n.target sm_70\n.address_size 64\n".to_vec();
+    bytes.extend_from_slice(b"\x00\xff\xfe junk\n");
+    let d = gpusim::compile_bytes("junk.ptx", &bytes).unwrap_err();
+    let text = d.render(false);
+    assert!(text.contains("bytes \\xff\\xfe at byte 45"), "{text}");
+    assert!(text.contains("\\x00\\xff\\xfe junk"), "{text}");
+    assert!(!text.contains('\0') && !text.contains('\u{fffd}'), "{text}");
+    // Valid UTF-8 with control characters: the snippet escapes them and
+    // the label still points at the character (column 5 = after `\x00`).
+    let d = gpusim::compile_bytes(
+        "ctl.ptx",
+        b".version 7.0\n.target sm_70\n.address_size 64\n\x00\x01 x\n",
+    )
+    .unwrap_err();
+    let text = d.render(false);
+    assert!(text.contains("\\x00\\x01 x"), "{text}");
+    assert!(text.contains("[ctl.ptx:4:5]"), "{text}");
+    assert!(!text.contains('\0') && !text.contains('\u{1}'), "{text}");
+}

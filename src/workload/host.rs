@@ -40,6 +40,18 @@ impl ArgValue {
         }
     }
 
+    /// The value as PTX shows it: its type and value (`.f32 2.5`).
+    pub fn describe(self) -> String {
+        match self {
+            ArgValue::U32(v) => format!(".u32 {v}"),
+            ArgValue::S32(v) => format!(".s32 {v}"),
+            ArgValue::U64(v) => format!(".u64 {v}"),
+            ArgValue::S64(v) => format!(".s64 {v}"),
+            ArgValue::F32(v) => format!(".f32 {v}"),
+            ArgValue::F64(v) => format!(".f64 {v}"),
+        }
+    }
+
     fn fits(self, t: Type) -> bool {
         match self {
             ArgValue::U32(_) | ArgValue::S32(_) => matches!(t, Type::U32 | Type::S32 | Type::B32),
@@ -341,10 +353,11 @@ pub fn pack_params(
     for (p, a) in kernel.params.iter().zip(args) {
         if !a.fits(p.ty) || p.size != p.ty.bytes() {
             return Err(WorkloadError::Host(format!(
-                "parameter `{}` of `{}` is `{}`, the workload passed {a:?}",
+                "parameter `{}` of `{}` is `.{}`, the workload passed a `{}`",
                 p.name,
                 kernel.name,
-                p.ty.name()
+                p.ty.name().trim_start_matches('.'),
+                a.describe()
             )));
         }
         let b = a.bytes();

@@ -58,12 +58,57 @@ pub fn prepare(path: &Path, launch: Option<&Path>) -> Result<Prepared, RunError>
         None if path.extension().is_some_and(|e| e == "toml") => path.to_path_buf(),
         None => manifest_beside(path),
     };
+    if path.extension().is_some_and(|e| e != "toml") && !path.exists() {
+        // `run K.ptx` with no K.ptx: say so, not that K.toml is missing.
+        return Err(RunError::Diagnostics(Diagnostics {
+            file: crate::ptx::diagnostics::SourceFile::new(path.display().to_string(), ""),
+            list: vec![crate::ptx::diagnostics::Diagnostic::new(
+                "gpusim::io::read",
+                format!(
+                    "cannot read the PTX file `{}`: {}",
+                    path.display(),
+                    std::fs::metadata(path)
+                        .err()
+                        .map_or_else(|| "not found".to_string(), |e| e.to_string())
+                ),
+            )],
+        }));
+    }
     let manifest = load_manifest(&mpath)?;
     let ptx = if launch.is_some() && path.extension().is_some_and(|e| e == "ptx") {
         path.to_path_buf()
     } else {
         manifest.ptx_path()
     };
+    if !ptx.exists() {
+        // Name the manifest that points at the missing file.
+        return Err(RunError::Diagnostics(Diagnostics {
+            file: crate::ptx::diagnostics::SourceFile::new(ptx.display().to_string(), ""),
+            list: vec![
+                crate::ptx::diagnostics::Diagnostic::new(
+                    "gpusim::io::read",
+                    format!(
+                        "cannot read the PTX file `{}`: {}",
+                        ptx.display(),
+                        std::fs::metadata(&ptx)
+                            .err()
+                            .map_or_else(|| "not found".to_string(), |e| e.to_string())
+                    ),
+                )
+                .help(
+                    if launch.is_some() && path.extension().is_some_and(|e| e == "ptx") {
+                        "the file given on the command line".to_string()
+                    } else {
+                        format!(
+                            "the manifest `{}` names it (`ptx = \"{}\"`, relative to the manifest)",
+                            mpath.display(),
+                            manifest.manifest.ptx.display()
+                        )
+                    },
+                ),
+            ],
+        }));
+    }
     let program = crate::program::load(&ptx)?;
     let (entry, entry_named) = match manifest.manifest.entry.as_deref() {
         // Several entries and none named: the workload picks per launch.
