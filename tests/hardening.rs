@@ -622,3 +622,206 @@ fn binary_garbage_is_shown_escaped() {
     assert!(text.contains("[ctl.ptx:4:5]"), "{text}");
     assert!(!text.contains('\0') && !text.contains('\u{1}'), "{text}");
 }
+
+/// Instruction templates: one valid form of every opcode the lowering
+/// accepts (operands separated by `, `), for the operand-kind matrix.
+const TEMPLATES: &[&str] = &[
+    "add.s32 %r1, %r2, %r3",
+    "sub.s32 %r1, %r2, %r3",
+    "mul.lo.s32 %r1, %r2, %r3",
+    "mul.wide.u32 %rd2, %r2, %r3",
+    "mad.lo.s32 %r1, %r2, %r3, %r4",
+    "fma.rn.f32 %f1, %f2, %f3, %f4",
+    "div.s32 %r1, %r2, %r3",
+    "rem.u32 %r1, %r2, %r3",
+    "abs.s32 %r1, %r2",
+    "neg.f32 %f1, %f2",
+    "min.s32 %r1, %r2, %r3",
+    "max.f32 %f1, %f2, %f3",
+    "and.b32 %r1, %r2, %r3",
+    "or.pred %p1, %p2, %p3",
+    "xor.b32 %r1, %r2, %r3",
+    "not.b32 %r1, %r2",
+    "shl.b32 %r1, %r2, %r3",
+    "shr.u32 %r1, %r2, %r3",
+    "popc.b32 %r1, %r2",
+    "clz.b32 %r1, %r2",
+    "brev.b32 %r1, %r2",
+    "bfe.u32 %r1, %r2, %r3, %r4",
+    "bfi.b32 %r1, %r2, %r3, %r4, %r5",
+    "sqrt.rn.f32 %f1, %f2",
+    "rsqrt.approx.f32 %f1, %f2",
+    "rcp.rn.f32 %f1, %f2",
+    "ex2.approx.f32 %f1, %f2",
+    "lg2.approx.f32 %f1, %f2",
+    "sin.approx.f32 %f1, %f2",
+    "cos.approx.f32 %f1, %f2",
+    "mov.u32 %r1, %r2",
+    "mov.u64 %rd2, sh",
+    "cvt.u64.u32 %rd2, %r2",
+    "cvt.rn.f32.s32 %f1, %r2",
+    "cvta.to.global.u64 %rd2, %rd1",
+    "ld.global.u32 %r1, [%rd1]",
+    "ld.global.v2.u32 {%r1, %r2}, [%rd1]",
+    "ld.shared.u32 %r1, [sh]",
+    "ld.param.u64 %rd2, [buf]",
+    "st.global.u32 [%rd1], %r2",
+    "st.shared.u32 [sh], %r2",
+    "setp.lt.s32 %p1, %r2, %r3",
+    "setp.eq.and.s32 %p1|%p2, %r2, %r3, %p3",
+    "selp.b32 %r1, %r2, %r3, %p1",
+    "slct.s32.s32 %r1, %r2, %r3, %r4",
+    "bra.uni $L_end",
+    "bar.sync 0",
+    "bar.red.popc.u32 %r1, 0, %p1",
+    "membar.gl",
+    "fence.acq_rel.gpu",
+    "nanosleep.u32 %r2",
+    "atom.global.add.u32 %r1, [%rd1], %r2",
+    "atom.global.cas.b32 %r1, [%rd1], %r2, %r3",
+    "atom.shared.exch.b32 %r1, [sh], %r2",
+    "red.global.add.u32 [%rd1], %r2",
+    "shfl.sync.bfly.b32 %r1, %r2, 1, 31, -1",
+    "vote.sync.all.pred %p1, %p2, -1",
+    "vote.sync.ballot.b32 %r1, %p2, -1",
+    "activemask.b32 %r1",
+    "ret",
+    "exit",
+];
+
+/// Operands of every kind: registers of each class, negated predicates,
+/// integer and float immediates, addresses of each form, a label, a
+/// vector, special registers, bare symbols, the sink `_`.
+const OPERAND_KINDS: &[&str] = &[
+    "%r5",
+    "%rd5",
+    "%rd1",
+    "%f5",
+    "%p2",
+    "!%p2",
+    "7",
+    "-1",
+    "0f3F800000",
+    "0d3FF0000000000000",
+    "[%rd1]",
+    "[%rd1+4]",
+    "[%r5]",
+    "[buf]",
+    "[sh]",
+    "[sh+8]",
+    "[7]",
+    "$L_end",
+    "{%r5, %r6}",
+    "{%f5, %f6, %f7, %f1}",
+    "%tid.x",
+    "%ctaid.y",
+    "%clock64",
+    "buf",
+    "sh",
+    "_",
+];
+
+/// Every opcode × operand position × operand kind: the kernel either fails
+/// `check` with diagnostics or, when it compiles, runs functionally (a
+/// small step limit, one warp) to a result or a simulation error — never a
+/// panic.
+#[test]
+fn wrong_operand_kinds_are_errors_never_panics() {
+    use gpusim::workload::host::{ArgValue, FunctionalHost, FunctionalOptions, Host};
+    let build = |inst: &str| {
+        format!(
+            ".version 7.0\n.target sm_70\n.address_size 64\n\
+             .visible .entry k(.param .u64 buf)\n{{\n\
+             .reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n.reg .f32 %f<8>;\n\
+             .shared .align 8 .b8 sh[256];\n\
+             ld.param.u64 %rd1, [buf];\n\
+             cvta.to.global.u64 %rd1, %rd1;\n\
+             {inst};\n\
+             $L_end:\n\
+             ret;\n}}\n"
+        )
+    };
+    let (mut compiled, mut rejected, mut ran_ok, mut sim_errors) = (0, 0, 0, 0);
+    let mut panics = Vec::new();
+    for t in TEMPLATES {
+        let (head, ops) = match t.split_once(' ') {
+            Some((h, o)) => (h, o.split(", ").collect::<Vec<_>>()),
+            None => (*t, Vec::new()),
+        };
+        // Vector operands contain ", ": re-join brace groups.
+        let mut operands: Vec<String> = Vec::new();
+        let mut open = false;
+        for o in ops {
+            if open {
+                let last = operands.last_mut().unwrap();
+                last.push_str(", ");
+                last.push_str(o);
+            } else {
+                operands.push(o.to_string());
+            }
+            open =
+                operands.last().unwrap().contains('{') && !operands.last().unwrap().contains('}');
+        }
+        // The template itself, then each position with each kind, and one
+        // operand too many / too few.
+        let mut variants = vec![t.to_string()];
+        for i in 0..operands.len() {
+            for k in OPERAND_KINDS {
+                let mut ops = operands.clone();
+                ops[i] = k.to_string();
+                variants.push(format!("{head} {}", ops.join(", ")));
+            }
+            let mut fewer = operands.clone();
+            fewer.remove(i);
+            variants.push(format!("{head} {}", fewer.join(", ")).trim().to_string());
+        }
+        variants.push(format!(
+            "{t}{}%r5",
+            if operands.is_empty() { " " } else { ", " }
+        ));
+        for v in variants {
+            let src = build(&v);
+            let outcome = std::panic::catch_unwind(|| {
+                let p = match gpusim::compile(gpusim::SourceFile::new("m.ptx", src.clone())) {
+                    Ok(p) => p,
+                    Err(d) => {
+                        assert!(!d.list.is_empty());
+                        let _ = d.render(false);
+                        return (false, None);
+                    }
+                };
+                let options = FunctionalOptions {
+                    step_limit: 10_000,
+                    ..FunctionalOptions::default()
+                };
+                let mut host = FunctionalHost::new(&p, 0, options);
+                let buf = host.alloc("buf", 4096);
+                let r = host.launch(None, [1, 1, 1], [32, 1, 1], &[ArgValue::U64(buf)]);
+                if let Err(e) = &r {
+                    let _ = e.to_string();
+                }
+                (true, Some(r.is_ok()))
+            });
+            match outcome {
+                Ok((false, _)) => rejected += 1,
+                Ok((true, Some(true))) => {
+                    compiled += 1;
+                    ran_ok += 1
+                }
+                Ok((true, _)) => {
+                    compiled += 1;
+                    sim_errors += 1
+                }
+                Err(_) => panics.push(v),
+            }
+        }
+    }
+    eprintln!(
+        "operand matrix: {} kernels, {rejected} rejected by check, {compiled} compiled \
+         ({ran_ok} ran, {sim_errors} simulation errors)",
+        rejected + compiled + panics.len()
+    );
+    assert!(panics.is_empty(), "{} panics: {panics:#?}", panics.len());
+    // The matrix exercises both sides.
+    assert!(rejected > 1000 && compiled > 100, "{rejected} {compiled}");
+}
