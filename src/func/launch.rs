@@ -99,6 +99,9 @@ pub fn run(
     if ctas_total == 0 {
         return Err(SimError::launch(&kernel.name, "the grid is empty"));
     }
+    if let Some(why) = grid_too_large(cfg.grid) {
+        return Err(SimError::launch(&kernel.name, why));
+    }
     if cfg.warp_size == 0 || cfg.warp_size > 64 {
         return Err(SimError::launch(
             &kernel.name,
@@ -374,6 +377,22 @@ pub fn run(
     }
     WARP_POOL.set(pool);
     Ok(stats)
+}
+
+/// The largest grid dimensions a launch may have: CUDA's (x up to
+/// 2^31 − 1, y and z up to 65535).
+pub const MAX_GRID: [u32; 3] = [(1 << 31) - 1, 65535, 65535];
+
+/// Why a grid is too large to launch, if it is: a dimension above
+/// [`MAX_GRID`].
+pub fn grid_too_large(grid: [u32; 3]) -> Option<String> {
+    let names = ["x", "y", "z"];
+    (0..3).find(|&d| grid[d] > MAX_GRID[d]).map(|d| {
+        format!(
+            "grid {:?} has {} CTAs in {} (at most {} allowed)",
+            grid, grid[d], names[d], MAX_GRID[d]
+        )
+    })
 }
 
 /// Bytes of warp buffers [`WARP_POOL`] keeps at most.
