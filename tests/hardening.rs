@@ -187,7 +187,7 @@ fn every_field_at_its_limit_runs_or_is_rejected() {
     assert!(ran >= 40, "only {ran} fields were valid at their limit");
 }
 
-/// The intra-warp spin lock of `kernels/sync/intra_warp_spin.ptx`: lane 0
+/// The intra-warp spin lock of `tests/hang/intra_warp_spin.ptx`: lane 0
 /// wins the CAS and waits at the reconvergence point while its warp's other
 /// lanes spin on the lock it holds. The functional run ends with a
 /// "no progress" error naming the warp, the spinning PC and line, within a
@@ -198,7 +198,7 @@ fn intra_warp_spin_lock_is_a_named_no_progress_error() {
     use gpusim::func::SimErrorKind;
     use gpusim::workload::WorkloadError;
     use gpusim::workload::runner::{RunError, prepare, run_functional};
-    let p = prepare(&root().join("kernels/sync/intra_warp_spin.ptx"), None).unwrap();
+    let p = prepare(&root().join("tests/hang/intra_warp_spin.ptx"), None).unwrap();
     let options = gpusim::workload::host::FunctionalOptions::default();
     let err = run_functional(&p, &[], options, None).unwrap_err();
     let RunError::Workload(WorkloadError::Sim(e)) = err else {
@@ -225,7 +225,7 @@ fn intra_warp_spin_lock_is_a_named_no_progress_error() {
     assert!(text.contains("intra_warp_spin"), "{text}");
 
     // The CLI: exit status 2 with the message.
-    let (code, _, err) = gpusim(&["run", "kernels/sync/intra_warp_spin.ptx", "--functional"]);
+    let (code, _, err) = gpusim(&["run", "tests/hang/intra_warp_spin.ptx", "--functional"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no progress: the launch repeats"), "{err}");
     assert!(err.contains("line 3"), "{err}");
@@ -253,7 +253,7 @@ fn max_insts_bounds_functional_and_timed_runs() {
     for extra in [&["--functional"][..], &["--config", "tiny"][..]] {
         let mut args = vec![
             "run",
-            "kernels/sync/intra_warp_spin.ptx",
+            "tests/hang/intra_warp_spin.ptx",
             "--set",
             "sim.max_insts=10000",
         ];
@@ -290,7 +290,7 @@ fn max_insts_bounds_functional_and_timed_runs() {
 /// spin-lock kernel, which never ends, it still exits 0 at once.
 #[test]
 fn trace_limit_stops_the_run() {
-    let (code, out, err) = gpusim(&["trace", "kernels/sync/intra_warp_spin.ptx", "--limit", "5"]);
+    let (code, out, err) = gpusim(&["trace", "tests/hang/intra_warp_spin.ptx", "--limit", "5"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().count(), 5, "{out}");
     assert!(
@@ -450,7 +450,7 @@ fn unwritable_outputs_fail_before_the_run() {
     let fresh = dir.join("fresh.json");
     let (code, _, err) = gpusim(&[
         "run",
-        "kernels/sync/intra_warp_spin.ptx",
+        "tests/hang/intra_warp_spin.ptx",
         "--functional",
         "--set",
         "sim.max_insts=100",
@@ -824,4 +824,80 @@ fn wrong_operand_kinds_are_errors_never_panics() {
     assert!(panics.is_empty(), "{} panics: {panics:#?}", panics.len());
     // The matrix exercises both sides.
     assert!(rejected > 1000 && compiled > 100, "{rejected} {compiled}");
+}
+
+/// Timing memory does not grow with the CTAs already retired: an SM keeps
+/// at most `MAX_WARP_RECORDS_PER_SM` per-warp records and counts the rest
+/// (before this bound, 10⁶ one-warp CTAs on `tiny` peaked at 271 MB RSS;
+/// now 7.5 MB, the same as 10⁴ CTAs).
+#[test]
+fn retired_warps_do_not_accumulate() {
+    use gpusim::timing::stats::MAX_WARP_RECORDS_PER_SM;
+    let dir = std::env::temp_dir().join(format!("gpusim-ctas-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("triv.ptx"),
+        ".version 7.0\n.target sm_70\n.address_size 64\n\
+         .visible .entry triv(.param .u64 buf)\n{\n.reg .b32 %r<2>;\n\
+         mov.u32 %r1, %ctaid.x;\nret;\n}\n",
+    )
+    .unwrap();
+    let ctas = 20_000u64;
+    std::fs::write(
+        dir.join("triv.toml"),
+        format!(
+            "ptx = \"triv.ptx\"\nworkload = \"buffers\"\ngrid = [{ctas}, 1, 1]\nblock = [32, 1, 1]\n\
+             params = [\"buf\"]\n[[buffers]]\nname = \"buf\"\ntype = \"u32\"\nlen = 4\n"
+        ),
+    )
+    .unwrap();
+    let p = gpusim::workload::runner::prepare(&dir.join("triv.toml"), None).unwrap();
+    let cfg = GpuConfig::tiny();
+    let r = gpusim::timing::run_timed_with(
+        &p,
+        &[],
+        &cfg,
+        &gpusim::timing::Policies::sched("gto"),
+        false,
+    )
+    .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(r.check.passed());
+    // One SM, one warp per CTA: 2 instructions each.
+    assert_eq!(r.stats.warp_insts, 2 * ctas);
+    assert_eq!(r.stats.warps.len(), MAX_WARP_RECORDS_PER_SM);
+    assert_eq!(r.stats.warps_omitted, ctas - MAX_WARP_RECORDS_PER_SM as u64);
+    // The kept records are the first CTAs retired, in order.
+    assert_eq!(r.stats.warps[0].cta, [0, 0, 0]);
+    assert_eq!(
+        r.stats.warps[MAX_WARP_RECORDS_PER_SM - 1].cta,
+        [MAX_WARP_RECORDS_PER_SM as u32 - 1, 0, 0]
+    );
+}
+
+#[test]
+fn huge_grids_are_launch_errors() {
+    let dir = std::env::temp_dir().join(format!("gpusim-grid-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(root().join("kernels/saxpy.ptx"), dir.join("saxpy.ptx")).unwrap();
+    let m = dir.join("g.toml");
+    std::fs::write(
+        &m,
+        "ptx = \"saxpy.ptx\"\nworkload = \"buffers\"\ngrid = [4294967295, 65535, 65535]\n\
+         block = [32, 1, 1]\nparams = [\"x\", \"y\", { u32 = 32 }, { f32 = 2.0 }]\n\
+         [[buffers]]\nname = \"x\"\ntype = \"f32\"\nlen = 32\n\
+         [[buffers]]\nname = \"y\"\ntype = \"f32\"\nlen = 32\n",
+    )
+    .unwrap();
+    for extra in [&["--functional"][..], &["--config", "tiny"][..]] {
+        let mut args = vec!["run", m.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let (code, _, err) = gpusim(&args);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("grid [4294967295, 65535, 65535] has 4294967295 CTAs in x (at most 2147483647 allowed)"),
+            "{err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -381,6 +381,7 @@ impl Gpu {
                 w.sort_by_key(|r| (r.launch, r.end, r.sm, r.cta, r.warp));
                 w
             },
+            warps_omitted: self.sms.iter().map(|s| s.warp_records_omitted).sum(),
         }
     }
 }
