@@ -6,6 +6,37 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// Set once stdout is closed (`gpusim run … | head -1`): later output is
+/// dropped and the command ends with its normal exit status, quietly.
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Writes to stdout; a closed stdout (broken pipe) is not an error.
+fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    use std::sync::atomic::Ordering;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args).and_then(|()| out.flush()) {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write to stdout: {e}");
+        }
+    }
+}
+
+/// `print!` that survives a closed stdout.
+macro_rules! out {
+    ($($t:tt)*) => { write_stdout(format_args!($($t)*)) };
+}
+
+/// `println!` that survives a closed stdout.
+macro_rules! outln {
+    () => { write_stdout(format_args!("\n")) };
+    ($($t:tt)*) => { write_stdout(format_args!("{}\n", format_args!($($t)*))) };
+}
+
 /// gpusim: run GPU kernels written in PTX on a cycle-level SM model.
 #[derive(Parser)]
 #[command(name = "gpusim", version, about, long_about = None)]
@@ -53,8 +84,9 @@ enum Command {
         /// `gtrr`, `oldest`, `two-level`, `swl:N`, `best-swl` (runs every
         /// `swl:N` and reports the best), `ccws`, `daws`, `daws-profiled`
         /// (needs `--profile`).
-        #[arg(long, default_value = "gto", value_name = "NAME")]
-        sched: String,
+        /// Default `gto`.
+        #[arg(long, value_name = "NAME")]
+        sched: Option<String>,
         /// Fetch policy (`lrr`).
         #[arg(long, default_value = "lrr", value_name = "NAME")]
         fetch: String,
@@ -145,9 +177,16 @@ enum Command {
         /// Show every warp of every CTA (ignores --cta/--warp).
         #[arg(long)]
         all: bool,
-        /// Stop after printing this many lines.
+        /// Stop the run after printing this many lines.
         #[arg(long, value_name = "N")]
         limit: Option<u64>,
+        /// Machine whose `sim.max_insts`, `core.warp_size` and
+        /// `core.num_sms` the functional run uses.
+        #[arg(long, default_value = "gtx480", value_name = "PRESET|FILE")]
+        config: String,
+        /// Override one config field (repeatable), e.g. `--set sim.max_insts=1000000`.
+        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        sets: Vec<(String, String)>,
         /// Use this manifest instead of the one beside the PTX.
         #[arg(long, value_name = "FILE")]
         launch: Option<PathBuf>,
@@ -281,17 +320,17 @@ fn repro_daws(
         opts.jobs,
         if opts.jobs == 1 { "" } else { "s" }
     );
-    print!("{}", r.fig8_table());
-    println!();
-    print!("{}", r.cycles_table());
-    println!();
-    print!("{}", r.fig13_table());
+    out!("{}", r.fig8_table());
+    outln!();
+    out!("{}", r.cycles_table());
+    outln!();
+    out!("{}", r.fig13_table());
     let errors = r.errors();
     if !errors.is_empty() {
-        println!();
-        println!("errors:");
+        outln!();
+        outln!("errors:");
         for (k, s, e) in &errors {
-            println!("  {k} {}: {e}", s.label());
+            outln!("  {k} {}: {e}", s.label());
         }
     }
     if let Some(path) = json
@@ -364,42 +403,60 @@ struct Outputs<'a> {
     issue_log: Option<&'a std::path::Path>,
 }
 
+/// Writes the issue log: for each launch a `# launch N: kernel NAME grid
+/// [..] block [..]` header, then one line per issued instruction with its
+/// PC, source line and PTX text looked up in that launch's kernel.
 fn write_issue_log(
     prepared: &gpusim::workload::runner::Prepared,
     log: &[gpusim::timing::IssueRecord],
+    launches: &[gpusim::timing::stats::LaunchStats],
     path: &std::path::Path,
 ) -> std::io::Result<()> {
     use std::io::Write;
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
     writeln!(f, "# cycle sm sched slot cta warp pc line text")?;
-    // Launches of different kernels share the log; the PC is looked up in
-    // the manifest's entry (single-kernel manifests) or printed bare.
-    let k = prepared.entry;
-    let kernel = prepared.program.kernel(k);
-    for r in log {
-        let (line, text) = if prepared.entry_named && (r.pc as usize) < kernel.insts.len() {
-            (
-                kernel.insts[r.pc as usize].line,
-                prepared.program.inst_text(k, r.pc as usize),
-            )
-        } else {
-            (0, String::new())
-        };
+    // The log is in cycle order and launches run one after another, so
+    // launch i's records are the next `warp_insts` of them.
+    let mut rest = log;
+    for (i, l) in launches.iter().enumerate() {
+        let k = prepared
+            .program
+            .module
+            .kernels
+            .iter()
+            .position(|k| k.name == l.kernel);
         writeln!(
             f,
-            "{} {} {} {} {},{},{} {} {:#06x} {} {}",
-            r.cycle,
-            r.sm,
-            r.scheduler,
-            r.slot,
-            r.cta[0],
-            r.cta[1],
-            r.cta[2],
-            r.warp,
-            r.pc * 8,
-            line,
-            text
+            "# launch {i}: kernel {} grid [{}, {}, {}] block [{}, {}, {}]",
+            l.kernel, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2]
         )?;
+        let n = (l.warp_insts as usize).min(rest.len());
+        let (these, later) = rest.split_at(n);
+        rest = later;
+        for r in these {
+            let (line, text) = match k {
+                Some(k) if (r.pc as usize) < prepared.program.kernel(k).insts.len() => (
+                    prepared.program.kernel(k).insts[r.pc as usize].line,
+                    prepared.program.inst_text(k, r.pc as usize),
+                ),
+                _ => (0, String::new()),
+            };
+            writeln!(
+                f,
+                "{} {} {} {} {},{},{} {} {:#06x} {} {}",
+                r.cycle,
+                r.sm,
+                r.scheduler,
+                r.slot,
+                r.cta[0],
+                r.cta[1],
+                r.cta[2],
+                r.warp,
+                r.pc * 8,
+                line,
+                text
+            )?;
+        }
     }
     f.flush()
 }
@@ -428,18 +485,19 @@ fn run_best_swl(
 ) -> ExitCode {
     match gpusim::timing::sweep::best_swl(prepared, args, cfg, policies, jobs) {
         Ok(s) => {
-            println!("{}", kernel_names(prepared));
-            println!("best-swl  swl:N for N = 1..{} (cycles):", s.cycles.len());
+            outln!("{}", kernel_names(prepared));
+            outln!("best-swl  swl:N for N = 1..{} (cycles):", s.cycles.len());
             for n in &s.failed_checks {
                 eprintln!("error: the workload's check failed under swl:{n}");
             }
             for (n, c) in &s.cycles {
                 let mark = if *n == s.best_limit { "  <- best" } else { "" };
-                println!("  swl:{n:<3} {c:>12}{mark}");
+                outln!("  swl:{n:<3} {c:>12}{mark}");
             }
-            println!(
+            outln!(
                 "best      swl:{} ({} cycles)",
-                s.best_limit, s.best.stats.cycles
+                s.best_limit,
+                s.best.stats.cycles
             );
             let mut best = s.best;
             if out.issue_log.is_some() {
@@ -472,13 +530,13 @@ fn finish_timed(
     out: Outputs<'_>,
 ) -> ExitCode {
     if let Some(path) = out.issue_log
-        && let Err(e) = write_issue_log(prepared, &r.issue_log, path)
+        && let Err(e) = write_issue_log(prepared, &r.issue_log, &r.stats.launches, path)
     {
         eprintln!("error: cannot write {}: {e}", path.display());
         return ExitCode::from(2);
     }
-    print!("check     {}", r.check);
-    print!("{}", gpusim::report::summary::timing_summary(&r.stats));
+    out!("check     {}", r.check);
+    out!("{}", gpusim::report::summary::timing_summary(&r.stats));
     if let Err(e) = gpusim::workload::runner::write_dumps(&r.dumps) {
         eprintln!("error: {e}");
         return ExitCode::from(2);
@@ -512,7 +570,7 @@ fn run_timed(
     let log = out.issue_log.is_some();
     match gpusim::timing::run_timed_with(prepared, args, cfg, policies, log) {
         Ok(r) => {
-            println!("{}", kernel_names(prepared));
+            outln!("{}", kernel_names(prepared));
             finish_timed(prepared, r, out)
         }
         Err(e) => report_run_error(e, colour),
@@ -531,6 +589,10 @@ fn profile_cmd(
     args: &[(String, String)],
     colour: bool,
 ) -> ExitCode {
+    if let Err(e) = gpusim::workload::runner::check_writable([output]) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let prepared = match gpusim::workload::runner::prepare(file, launch) {
         Ok(p) => p,
         Err(e) => return report_run_error(e, colour),
@@ -548,8 +610,8 @@ fn profile_cmd(
     };
     match gpusim::timing::run_timed_with(&prepared, args, &cfg, &policies, false) {
         Ok(r) => {
-            println!("{}", kernel_names(&prepared));
-            print!("check     {}", r.check);
+            outln!("{}", kernel_names(&prepared));
+            out!("check     {}", r.check);
             if !r.check.passed() {
                 eprintln!("error: the profiling run's check failed; nothing written");
                 return ExitCode::FAILURE;
@@ -562,7 +624,7 @@ fn profile_cmd(
             }
             for k in &p.kernels {
                 let loads: usize = k.loops.iter().map(|l| l.loads.len()).sum();
-                println!(
+                outln!(
                     "profile   {}: {} loop{} with intra-warp locality, {} classified load{}",
                     k.kernel,
                     k.loops.len(),
@@ -571,11 +633,113 @@ fn profile_cmd(
                     if loads == 1 { "" } else { "s" }
                 );
             }
-            println!("wrote     {}", output.display());
+            outln!("wrote     {}", output.display());
             ExitCode::SUCCESS
         }
         Err(e) => report_run_error(e, colour),
     }
+}
+
+/// The flags of `gpusim run` whose combinations are checked.
+struct RunFlags<'a> {
+    file: &'a std::path::Path,
+    functional: bool,
+    sched: Option<&'a str>,
+    profile: Option<&'a std::path::Path>,
+    jobs: Option<usize>,
+    issue_log: Option<&'a std::path::Path>,
+    launch: Option<&'a std::path::Path>,
+}
+
+/// Options that do not apply to the run asked for are errors, not silently
+/// ignored.
+fn check_run_flags(f: &RunFlags<'_>) -> Result<(), String> {
+    let sched = f.sched.unwrap_or("gto");
+    if f.functional {
+        if let Some(s) = f.sched {
+            return Err(format!(
+                "--sched {s} does not apply to --functional (no timing model, no warp scheduler)"
+            ));
+        }
+        if f.issue_log.is_some() {
+            return Err(
+                "--issue-log does not apply to --functional (no cycles, no issue slots; \
+                 `gpusim trace --all` lists the executed instructions)"
+                    .to_string(),
+            );
+        }
+    }
+    if f.profile.is_some() && (f.functional || sched != "daws-profiled") {
+        return Err(format!(
+            "--profile is only used by --sched daws-profiled (this run: {})",
+            if f.functional {
+                "--functional".to_string()
+            } else {
+                format!("--sched {sched}")
+            }
+        ));
+    }
+    if f.jobs.is_some() && (f.functional || sched != "best-swl") {
+        return Err(format!(
+            "--jobs is only used by --sched best-swl (this run: {})",
+            if f.functional {
+                "--functional".to_string()
+            } else {
+                format!("--sched {sched}")
+            }
+        ));
+    }
+    if let Some(l) = f.launch
+        && f.file.extension().is_some_and(|e| e == "toml")
+    {
+        return Err(format!(
+            "two manifests: {} and --launch {}; give the manifest once (or the PTX file \
+             with --launch)",
+            f.file.display(),
+            l.display()
+        ));
+    }
+    Ok(())
+}
+
+
+/// The functional interpreter's options from a machine config: its
+/// instruction limit (`sim.max_insts`), warp size and SM count.
+fn functional_options(
+    cfg: &gpusim::config::GpuConfig,
+) -> gpusim::workload::host::FunctionalOptions {
+    gpusim::workload::host::FunctionalOptions {
+        warp_size: cfg.core.warp_size,
+        nsm: cfg.core.num_sms,
+        step_limit: cfg.sim.max_insts,
+        ..Default::default()
+    }
+}
+
+/// `run --functional --json FILE`: the functional run's counts.
+fn write_functional_json(
+    prepared: &gpusim::workload::runner::Prepared,
+    r: &gpusim::workload::runner::FunctionalRun,
+    path: &std::path::Path,
+) -> std::io::Result<()> {
+    let kernels: Vec<&str> = r.per_launch.iter().map(|l| l.kernel.as_str()).collect();
+    let mut distinct = kernels.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let v = serde_json::json!({
+        "mode": "functional",
+        "file": prepared.program.file.name.to_string(),
+        "workload": prepared.manifest.manifest.workload,
+        "check_passed": r.check.passed(),
+        "kernels": distinct,
+        "launches": r.launches,
+        "ctas": r.ctas,
+        "warp_insts": r.warp_insts,
+        "thread_insts": r.thread_insts,
+        "per_launch": r.per_launch,
+    });
+    let text = serde_json::to_string_pretty(&v).map_err(std::io::Error::other)?;
+    std::fs::write(path, text + "\n")
 }
 
 fn bless(paths: &[PathBuf], check: bool, add: &[String]) -> ExitCode {
@@ -606,10 +770,10 @@ fn bless(paths: &[PathBuf], check: bool, add: &[String]) -> ExitCode {
             let new = r.stats.cycles;
             match r.expected {
                 Some(old) if old == new => {
-                    println!("{} {}: {new} unchanged", path.display(), r.sched)
+                    outln!("{} {}: {new} unchanged", path.display(), r.sched)
                 }
-                Some(old) => println!("{} {}: {old} → {new}", path.display(), r.sched),
-                None => println!("{} {}: (none) → {new}", path.display(), r.sched),
+                Some(old) => outln!("{} {}: {old} → {new}", path.display(), r.sched),
+                None => outln!("{} {}: (none) → {new}", path.display(), r.sched),
             }
             if !r.matches() {
                 differ += 1;
@@ -652,12 +816,12 @@ fn main() -> ExitCode {
                     Ok(p) => {
                         let names: Vec<&str> =
                             p.module.kernels.iter().map(|k| k.name.as_str()).collect();
-                        println!("ok    {} ({})", f.display(), names.join(", "));
+                        outln!("ok    {} ({})", f.display(), names.join(", "));
                     }
                     Err(d) => {
                         failed += 1;
                         eprint!("{}", d.render(colour));
-                        println!(
+                        outln!(
                             "error {} ({} problem{})",
                             f.display(),
                             d.list.len(),
@@ -690,6 +854,20 @@ fn main() -> ExitCode {
             block,
             dumps,
         } => {
+            let flags = RunFlags {
+                file: &file,
+                functional,
+                sched: sched.as_deref(),
+                profile: profile.as_deref(),
+                jobs,
+                issue_log: issue_log.as_deref(),
+                launch: launch.as_deref(),
+            };
+            if let Err(e) = check_run_flags(&flags) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+            let sched = sched.unwrap_or_else(|| "gto".to_string());
             let mut prepared = match gpusim::workload::runner::prepare(&file, launch.as_deref()) {
                 Ok(p) => p,
                 Err(e) => return report_run_error(e, colour),
@@ -707,14 +885,14 @@ fn main() -> ExitCode {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);
             }
+            let cfg = match gpusim::config::load_config(&config, &sets) {
+                Ok(c) => c,
+                Err(d) => {
+                    eprint!("{}", d.render(colour));
+                    return ExitCode::from(2);
+                }
+            };
             if !functional {
-                let cfg = match gpusim::config::load_config(&config, &sets) {
-                    Ok(c) => c,
-                    Err(d) => {
-                        eprint!("{}", d.render(colour));
-                        return ExitCode::from(2);
-                    }
-                };
                 let out = Outputs {
                     json: json.as_deref(),
                     issue_log: issue_log.as_deref(),
@@ -742,24 +920,31 @@ fn main() -> ExitCode {
                 }
                 return run_timed(&prepared, &args, &cfg, &policies, out, colour);
             }
-            let options = gpusim::workload::host::FunctionalOptions::default();
+            let options = functional_options(&cfg);
             match gpusim::workload::runner::run_functional(&prepared, &args, options, None) {
                 Ok(r) => {
-                    println!("{}", kernel_names(&prepared));
-                    println!(
+                    outln!("{}", kernel_names(&prepared));
+                    outln!(
                         "workload  {}: {} launch{}, {} CTAs",
                         prepared.manifest.manifest.workload,
                         r.launches,
                         if r.launches == 1 { "" } else { "es" },
                         r.ctas
                     );
-                    println!(
+                    outln!(
                         "executed  {} warp instructions, {} thread instructions",
-                        r.warp_insts, r.thread_insts
+                        r.warp_insts,
+                        r.thread_insts
                     );
-                    print!("check     {}", r.check);
+                    out!("check     {}", r.check);
                     if let Err(e) = gpusim::workload::runner::write_dumps(&r.dumps) {
                         eprintln!("error: {e}");
+                        return ExitCode::from(2);
+                    }
+                    if let Some(path) = json.as_deref()
+                        && let Err(e) = write_functional_json(&prepared, &r, path)
+                    {
+                        eprintln!("error: cannot write {}: {e}", path.display());
                         return ExitCode::from(2);
                     }
                     if r.check.passed() {
@@ -777,6 +962,8 @@ fn main() -> ExitCode {
             warp,
             all,
             limit,
+            config,
+            sets,
             launch,
             args,
             grid,
@@ -788,13 +975,28 @@ fn main() -> ExitCode {
                 Err(e) => return report_run_error(e, colour),
             };
             prepared.override_shape(grid, block);
+            let cfg = match gpusim::config::load_config(&config, &sets) {
+                Ok(c) => c,
+                Err(d) => {
+                    eprint!("{}", d.render(colour));
+                    return ExitCode::from(2);
+                }
+            };
             let out = std::io::stdout();
             let mut out = std::io::BufWriter::new(out.lock());
             let mut printed = 0u64;
             let limit = limit.unwrap_or(u64::MAX);
+            let stopped = std::rc::Rc::new(std::cell::Cell::new(false));
+            let stop = stopped.clone();
+            // Returns false to stop the simulation: after `limit` records,
+            // or once stdout is closed (`gpusim trace … | head`).
             let trace: gpusim::workload::host::TraceFn<'_> = Box::new(move |p, k, e| {
-                if (!all && (e.cta != cta || e.warp != warp)) || printed >= limit {
-                    return;
+                if !all && (e.cta != cta || e.warp != warp) {
+                    return true;
+                }
+                if printed >= limit {
+                    stop.set(true);
+                    return false;
                 }
                 printed += 1;
                 let d = e.dyn_inst;
@@ -807,7 +1009,7 @@ fn main() -> ExitCode {
                 } else {
                     String::new()
                 };
-                let _ = writeln!(
+                let written = writeln!(
                     out,
                     "{} cta {} warp {} pc {:#06x} mask {:08x} line {:4}  {}{}",
                     p.kernel(k).name,
@@ -819,10 +1021,25 @@ fn main() -> ExitCode {
                     p.inst_text(k, i),
                     exec
                 );
+                // The last record is flushed before the run stops.
+                let flushed = if printed >= limit {
+                    written.and_then(|()| out.flush())
+                } else {
+                    written
+                };
+                if flushed.is_err() {
+                    stop.set(true);
+                    return false;
+                }
+                printed < limit || {
+                    stop.set(true);
+                    false
+                }
             });
-            let options = gpusim::workload::host::FunctionalOptions::default();
+            let options = functional_options(&cfg);
             match gpusim::workload::runner::run_functional(&prepared, &args, options, Some(trace)) {
                 Ok(_) => ExitCode::SUCCESS,
+                Err(_) if stopped.get() => ExitCode::SUCCESS,
                 Err(e) => report_run_error(e, colour),
             }
         }
@@ -855,7 +1072,7 @@ fn main() -> ExitCode {
         } => repro_daws(jobs, json.as_deref(), quick, dir, kernels, colour),
         Command::Config { spec, sets } => match gpusim::config::load_config(&spec, &sets) {
             Ok(c) => {
-                print!("{}", c.to_toml());
+                out!("{}", c.to_toml());
                 ExitCode::SUCCESS
             }
             Err(d) => {
@@ -874,7 +1091,7 @@ fn main() -> ExitCode {
             });
             match result {
                 Ok(s) => {
-                    print!("{s}");
+                    out!("{s}");
                     ExitCode::SUCCESS
                 }
                 Err(d) => {

@@ -80,12 +80,33 @@ pub fn compile_bytes(name: &str, bytes: &[u8]) -> Result<Program, Diagnostics> {
     match std::str::from_utf8(bytes) {
         Ok(text) => compile(SourceFile::new(name, text)),
         Err(e) => {
-            let at = e.valid_up_to();
-            let text = String::from_utf8_lossy(bytes).into_owned();
-            // Lossy decoding keeps the valid prefix byte-for-byte.
-            let d = Diagnostic::new("gpusim::parse::invalid_utf8", "the file is not valid UTF-8")
-                .label(Span::new(at, at + 1), "invalid byte here")
-                .help("PTX is ASCII text");
+            // Invalid bytes are shown as `\xNN` (the rest as it is).
+            let mut text = String::with_capacity(bytes.len());
+            let mut at = None;
+            let mut shown = String::new();
+            for chunk in bytes.utf8_chunks() {
+                text.push_str(chunk.valid());
+                if !chunk.invalid().is_empty() && at.is_none() {
+                    at = Some(text.len());
+                }
+                for b in chunk.invalid() {
+                    let esc = format!("\\x{b:02x}");
+                    if at == Some(text.len() - shown.len()) || shown.is_empty() {
+                        shown.push_str(&esc);
+                    }
+                    text.push_str(&esc);
+                }
+            }
+            let at = at.unwrap_or(e.valid_up_to());
+            let d = Diagnostic::new(
+                "gpusim::parse::invalid_utf8",
+                format!(
+                    "the file is not valid UTF-8: bytes {shown} at byte {}",
+                    e.valid_up_to()
+                ),
+            )
+            .label(Span::new(at, at + shown.len()), "invalid bytes here")
+            .help("PTX is ASCII text");
             Err(Diagnostics {
                 file: SourceFile::new(name, text),
                 list: vec![d],

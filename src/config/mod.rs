@@ -253,6 +253,9 @@ pub struct SimConfig {
     /// Stop with an error when no warp exits and no CTA retires for this
     /// many cycles (a livelock).
     pub progress_window: u64,
+    /// Stop with an error after this many warp instructions per launch
+    /// (timing and functional runs).
+    pub max_insts: u64,
 }
 
 impl GpuConfig {
@@ -351,6 +354,7 @@ impl GpuConfig {
                 idle_skip: true,
                 max_cycles: 2_000_000_000,
                 progress_window: 20_000_000,
+                max_insts: 2_000_000_000,
             },
         }
     }

@@ -98,6 +98,10 @@ pub struct FieldInfo {
     pub key: &'static str,
     /// The value's type.
     pub kind: FieldKind,
+    /// The largest value validation accepts (for arrays: each element;
+    /// 1 for booleans). Sizes and counts are bounded so that nothing the
+    /// timing model allocates from them can exhaust memory.
+    pub max: u64,
     /// What the field is, in one line (the comment `to_toml` prints).
     pub doc: &'static str,
 }
@@ -123,7 +127,7 @@ enum FieldMut<'a> {
 
 macro_rules! schema {
     ($( $sec:ident : $Ty:ident, $sdoc:literal {
-        $( $f:ident : $kind:ident, $fdoc:literal; )*
+        $( $f:ident : $kind:ident <= $max:literal, $fdoc:literal; )*
     } )*) => {
         /// Every section of the config, in file order, with its fields.
         pub static SECTIONS: &[SectionInfo] = &[ $(
@@ -136,6 +140,7 @@ macro_rules! schema {
                         name: stringify!($f),
                         key: concat!(stringify!($sec), ".", stringify!($f)),
                         kind: FieldKind::$kind,
+                        max: $max,
                         doc: $fdoc,
                     },
                 )* ],
@@ -170,89 +175,90 @@ macro_rules! schema {
 
 schema! {
     core: CoreConfig, "SM count, occupancy limits and pipeline widths" {
-        num_sms: U32, "streaming multiprocessors (AMD: compute units)";
-        warp_size: U32, "threads per warp (32; 64 for AMD wavefronts)";
-        max_warps_per_sm: U32, "warp slots per SM";
-        max_threads_per_sm: U32, "resident threads per SM";
-        max_ctas_per_sm: U32, "resident CTAs (thread blocks, work-groups) per SM";
-        registers_per_sm: U32, "32-bit registers per SM";
-        default_regs_per_thread: U32, "registers per thread when a manifest gives no regs_per_thread";
-        shared_mem_per_sm: U32, "bytes of shared memory per SM";
-        schedulers_per_sm: U32, "warp schedulers per SM (warp w belongs to scheduler w % n)";
-        issue_width: U32, "instructions each scheduler may issue per cycle";
-        ibuffer_entries: U32, "I-buffer slots per warp";
-        sp_units: U32, "SP units (integer and fp32) per SM";
-        sfu_units: U32, "SFU units per SM";
-        dp_units: U32, "double-precision units per SM";
-        barrier_latency: U32, "cycles from the last warp's arrival at a barrier to the release";
+        num_sms: U32 <= 1_024, "streaming multiprocessors (AMD: compute units)";
+        warp_size: U32 <= 64, "threads per warp (32; 64 for AMD wavefronts)";
+        max_warps_per_sm: U32 <= 1_024, "warp slots per SM";
+        max_threads_per_sm: U32 <= 65_536, "resident threads per SM";
+        max_ctas_per_sm: U32 <= 1_024, "resident CTAs (thread blocks, work-groups) per SM";
+        registers_per_sm: U32 <= 16_777_216, "32-bit registers per SM";
+        default_regs_per_thread: U32 <= 65_536, "registers per thread when a manifest gives no regs_per_thread";
+        shared_mem_per_sm: U32 <= 16_777_216, "bytes of shared memory per SM";
+        schedulers_per_sm: U32 <= 64, "warp schedulers per SM (warp w belongs to scheduler w % n)";
+        issue_width: U32 <= 64, "instructions each scheduler may issue per cycle";
+        ibuffer_entries: U32 <= 1_024, "I-buffer slots per warp";
+        sp_units: U32 <= 1_024, "SP units (integer and fp32) per SM";
+        sfu_units: U32 <= 1_024, "SFU units per SM";
+        dp_units: U32 <= 1_024, "double-precision units per SM";
+        barrier_latency: U32 <= 1_000_000, "cycles from the last warp's arrival at a barrier to the release";
     }
     latency: LatencyConfig, "functional-unit latencies and initiation intervals in cycles; arrays are [add, max, mul, mad, div]" {
-        int: U32x5, "integer latencies";
-        int_initiation: U32x5, "integer initiation intervals";
-        fp32: U32x5, "fp32 latencies";
-        fp32_initiation: U32x5, "fp32 initiation intervals";
-        fp64: U32x5, "fp64 latencies";
-        fp64_initiation: U32x5, "fp64 initiation intervals";
-        sfu: U32, "SFU latency (transcendentals, sqrt, rcp)";
-        sfu_initiation: U32, "SFU initiation interval";
-        control: U32, "branch and other control instructions (SP pipeline)";
-        warp_op: U32, "warp-level operations (shfl, vote)";
-        const_load: U32, ".param and .const loads (constant cache hit)";
+        int: U32x5 <= 1_000_000, "integer latencies";
+        int_initiation: U32x5 <= 1_000_000, "integer initiation intervals";
+        fp32: U32x5 <= 1_000_000, "fp32 latencies";
+        fp32_initiation: U32x5 <= 1_000_000, "fp32 initiation intervals";
+        fp64: U32x5 <= 1_000_000, "fp64 latencies";
+        fp64_initiation: U32x5 <= 1_000_000, "fp64 initiation intervals";
+        sfu: U32 <= 1_000_000, "SFU latency (transcendentals, sqrt, rcp)";
+        sfu_initiation: U32 <= 1_000_000, "SFU initiation interval";
+        control: U32 <= 1_000_000, "branch and other control instructions (SP pipeline)";
+        warp_op: U32 <= 1_000_000, "warp-level operations (shfl, vote)";
+        const_load: U32 <= 1_000_000, ".param and .const loads (constant cache hit)";
     }
     icache: CacheConfig, "instruction cache, per SM (instructions are 8 bytes)" {
-        sets: U32, "sets";
-        ways: U32, "ways per set";
-        line: U32, "line size in bytes";
-        hit_latency: U32, "hit latency in cycles";
+        sets: U32 <= 65_536, "sets";
+        ways: U32 <= 1_024, "ways per set";
+        line: U32 <= 65_536, "line size in bytes";
+        hit_latency: U32 <= 1_000_000, "hit latency in cycles";
     }
     l1d: L1dConfig, "L1 data cache, per SM (LRU, allocate on read miss, evict on global write)" {
-        sets: U32, "sets";
-        ways: U32, "ways per set";
-        line: U32, "line size in bytes (also the coalescing granularity)";
-        hit_latency: U32, "hit latency in cycles";
-        mshrs: U32, "miss status holding registers (outstanding missed lines)";
-        mshr_merge: U32, "requests one MSHR can merge, the first included";
+        sets: U32 <= 65_536, "sets";
+        ways: U32 <= 1_024, "ways per set";
+        line: U32 <= 65_536, "line size in bytes (also the coalescing granularity)";
+        hit_latency: U32 <= 1_000_000, "hit latency in cycles";
+        mshrs: U32 <= 65_536, "miss status holding registers (outstanding missed lines)";
+        mshr_merge: U32 <= 65_536, "requests one MSHR can merge, the first included";
     }
     shared: SharedConfig, "shared memory, per SM" {
-        banks: U32, "banks";
-        bank_width: U32, "bytes per bank word";
-        latency: U32, "cycles of a conflict-free access";
+        banks: U32 <= 1_024, "banks";
+        bank_width: U32 <= 1_024, "bytes per bank word";
+        latency: U32 <= 1_000_000, "cycles of a conflict-free access";
     }
     icnt: IcntConfig, "interconnect between SMs and L2 slices (one port per SM and per slice, each direction)" {
-        latency: U32, "cycles a packet spends in flight after leaving its port";
-        flit_bytes: U32, "bytes per flit";
-        flits_per_cycle: U32, "flits a port sends per cycle";
-        queue: U32, "packets an SM's injection port holds before refusing more (icnt_stall)";
-        header_bytes: U32, "bytes of a packet header (a read request is one header)";
+        latency: U32 <= 1_000_000, "cycles a packet spends in flight after leaving its port";
+        flit_bytes: U32 <= 65_536, "bytes per flit";
+        flits_per_cycle: U32 <= 1_024, "flits a port sends per cycle";
+        queue: U32 <= 65_536, "packets an SM's injection port holds before refusing more (icnt_stall)";
+        header_bytes: U32 <= 65_536, "bytes of a packet header (a read request is one header)";
     }
     l2: L2Config, "L2 cache slices, address-interleaved by line" {
-        slices: U32, "slices in total (each DRAM channel owns slices / dram.channels)";
-        sets: U32, "sets per slice";
-        ways: U32, "ways per set";
-        line: U32, "line size in bytes";
-        latency: U32, "cycles from a request's arrival at a slice to its tag lookup (ROP latency)";
+        slices: U32 <= 1_024, "slices in total (each DRAM channel owns slices / dram.channels)";
+        sets: U32 <= 65_536, "sets per slice";
+        ways: U32 <= 1_024, "ways per set";
+        line: U32 <= 65_536, "line size in bytes";
+        latency: U32 <= 1_000_000, "cycles from a request's arrival at a slice to its tag lookup (ROP latency)";
     }
     dram: DramConfig, "DRAM channels" {
-        channels: U32, "channels (memory partitions)";
-        latency: U32, "access latency in cycles";
-        bytes_per_cycle: U32, "bytes a channel transfers per cycle";
-        queue: U32, "requests a channel's queue holds (full: a dram_full stall at the L2)";
+        channels: U32 <= 1_024, "channels (memory partitions)";
+        latency: U32 <= 1_000_000, "access latency in cycles";
+        bytes_per_cycle: U32 <= 65_536, "bytes a channel transfers per cycle";
+        queue: U32 <= 65_536, "requests a channel's queue holds (full: a dram_full stall at the L2)";
     }
     sched: SchedConfig, "scheduling-policy parameters" {
-        two_level_active: U32, "active-set size of the two-level scheduler";
-        ccws_base_score: U32, "CCWS: a warp's base lost-locality score (DAWS Table 3: 100)";
-        ccws_k_throttle: U32, "CCWS: KThrottle, scale of a victim-tag hit's score increase (DAWS Table 3: 8)";
-        ccws_decay: U32, "CCWS: points a score above the base loses per cycle";
-        vta_entries: U32, "victim tags per warp (DAWS Table 3: 16)";
-        vta_ways: U32, "victim-tag associativity (DAWS Table 3: 8-way)";
-        daws_assoc_percent: U32, "DAWS: kAssocFactor in percent; EffCacheSize = this % of L1D lines (DAWS Table 4: 0.6)";
-        daws_ilrd_entries: U32, "DAWS: intra-loop repetition detector entries per SM (DAWS Table 4: 64)";
-        daws_ilrd_ways: U32, "DAWS: intra-loop repetition detector associativity (DAWS Table 4: 8-way)";
+        two_level_active: U32 <= 1_024, "active-set size of the two-level scheduler";
+        ccws_base_score: U32 <= 1_000_000, "CCWS: a warp's base lost-locality score (DAWS Table 3: 100)";
+        ccws_k_throttle: U32 <= 1_000_000, "CCWS: KThrottle, scale of a victim-tag hit's score increase (DAWS Table 3: 8)";
+        ccws_decay: U32 <= 1_000_000, "CCWS: points a score above the base loses per cycle";
+        vta_entries: U32 <= 65_536, "victim tags per warp (DAWS Table 3: 16)";
+        vta_ways: U32 <= 1_024, "victim-tag associativity (DAWS Table 3: 8-way)";
+        daws_assoc_percent: U32 <= 100, "DAWS: kAssocFactor in percent; EffCacheSize = this % of L1D lines (DAWS Table 4: 0.6)";
+        daws_ilrd_entries: U32 <= 65_536, "DAWS: intra-loop repetition detector entries per SM (DAWS Table 4: 64)";
+        daws_ilrd_ways: U32 <= 1_024, "DAWS: intra-loop repetition detector associativity (DAWS Table 4: 8-way)";
     }
     sim: SimConfig, "simulation controls" {
-        idle_skip: Bool, "jump over cycles in which nothing can change (never changes results)";
-        max_cycles: U64, "stop with an error after this many cycles per launch";
-        progress_window: U64, "error when no warp exits and no CTA retires for this many cycles (livelock)";
+        idle_skip: Bool <= 1, "jump over cycles in which nothing can change (never changes results)";
+        max_cycles: U64 <= 9_223_372_036_854_775_807, "stop with an error after this many cycles per launch";
+        progress_window: U64 <= 9_223_372_036_854_775_807, "error when no warp exits and no CTA retires for this many cycles (livelock)";
+        max_insts: U64 <= 9_223_372_036_854_775_807, "stop with an error after this many warp instructions per launch (timing and --functional)";
     }
 }
 

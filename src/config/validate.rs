@@ -28,6 +28,12 @@ const MAY_BE_ZERO: &[&str] = &[
     "core.barrier_latency",   // release in the cycle of the last arrival
 ];
 
+/// The most lines one per-SM cache (instruction cache, L1D) may have.
+pub const MAX_LINES_PER_CACHE: u64 = 1 << 20;
+/// The most lines the L2 slices together, the per-SM caches of all SMs
+/// together, and all warps' victim tags together may have.
+pub const MAX_L2_LINES: u64 = 1 << 24;
+
 impl GpuConfig {
     /// Checks that the config describes a machine the timing model can run:
     /// every count, size and latency non-zero (except
@@ -35,8 +41,10 @@ impl GpuConfig {
     /// 1..=64, line sizes, cache sets and bank widths powers of two,
     /// `l2.slices` a multiple of `dram.channels`, the thread limit reachable
     /// with the warp slots, at least one warp's registers, lines at least
-    /// one instruction or word and no L1 line larger than an L2 line.
-    /// Returns every problem found.
+    /// one instruction or word and no L1 line larger than an L2 line; every
+    /// field at most its schema limit ([`FieldInfo::max`](super::FieldInfo))
+    /// and cache geometries within [`MAX_LINES_PER_CACHE`] and
+    /// [`MAX_L2_LINES`]. Returns every problem found.
     pub fn validate(&self) -> Result<(), Vec<Problem>> {
         let mut p = Vec::new();
         let mut bad = |keys: &[&'static str], message: String| {
@@ -73,6 +81,86 @@ impl GpuConfig {
                     )
                 }
                 _ => {}
+            }
+        }
+
+        // Upper bounds, field by field (arrays element by element): sizes and
+        // counts the timing model allocates from must not exhaust memory.
+        let mut any_too_big = false;
+        for f in fields() {
+            let too_big = match self.get(f.key) {
+                Some(FieldValue::U32(v)) => u64::from(v) > f.max,
+                Some(FieldValue::U64(v)) => v > f.max,
+                Some(FieldValue::U32x5(a)) => a.iter().any(|&v| u64::from(v) > f.max),
+                _ => false,
+            };
+            if too_big && f.key != "core.warp_size" {
+                any_too_big = true;
+                bad(
+                    &[f.key],
+                    format!(
+                        "`{}` = {} exceeds its limit of {} ({})",
+                        f.key,
+                        self.get(f.key).map_or(String::new(), |v| v.to_string()),
+                        f.max,
+                        f.doc
+                    ),
+                );
+            }
+        }
+        // Products of bounded fields that size one allocation.
+        let products: [(&[&'static str], u64, u64, &str); 5] = [
+            (
+                &["icache.sets", "icache.ways"],
+                u64::from(self.icache.sets) * u64::from(self.icache.ways),
+                MAX_LINES_PER_CACHE,
+                "instruction-cache lines per SM",
+            ),
+            (
+                &["l1d.sets", "l1d.ways"],
+                u64::from(self.l1d.sets) * u64::from(self.l1d.ways),
+                MAX_LINES_PER_CACHE,
+                "L1D lines per SM",
+            ),
+            (
+                &["l2.slices", "l2.sets", "l2.ways"],
+                u64::from(self.l2.slices) * u64::from(self.l2.sets) * u64::from(self.l2.ways),
+                MAX_L2_LINES,
+                "L2 lines in all slices",
+            ),
+            (
+                &[
+                    "core.num_sms",
+                    "l1d.sets",
+                    "l1d.ways",
+                    "icache.sets",
+                    "icache.ways",
+                ],
+                u64::from(self.core.num_sms)
+                    * (u64::from(self.l1d.sets) * u64::from(self.l1d.ways)
+                        + u64::from(self.icache.sets) * u64::from(self.icache.ways)),
+                MAX_L2_LINES,
+                "L1D and instruction-cache lines of all SMs",
+            ),
+            (
+                &["core.num_sms", "core.max_warps_per_sm", "sched.vta_entries"],
+                u64::from(self.core.num_sms)
+                    * u64::from(self.core.max_warps_per_sm)
+                    * u64::from(self.sched.vta_entries),
+                MAX_L2_LINES,
+                "victim tags of all warps of all SMs",
+            ),
+        ];
+        for (keys, value, limit, what) in products {
+            if value > limit && !any_too_big {
+                let named: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+                bad(
+                    keys,
+                    format!(
+                        "{} make {value} {what}, more than the limit of {limit}",
+                        named.join(" × ")
+                    ),
+                );
             }
         }
 

@@ -54,6 +54,19 @@ pub enum SimErrorKind {
         /// CTAs of the grid not yet started.
         waiting: u64,
     },
+    /// The functional interpreter found the launch's whole state (warps,
+    /// shared and global memory) equal to an earlier state with nothing
+    /// retired in between: it would loop forever (e.g. an intra-warp spin
+    /// lock).
+    Repeating {
+        /// Warp instructions between the two equal states.
+        period: u64,
+        /// Warp instructions since a warp last exited, reached a barrier or
+        /// a CTA retired.
+        quiet: u64,
+    },
+    /// The run was stopped by its observer (`gpusim trace --limit`).
+    Stopped,
     /// The launch itself is invalid (sizes, parameters).
     BadLaunch {
         /// Why.
@@ -175,7 +188,7 @@ impl fmt::Display for SimError {
             )?,
             SimErrorKind::StepLimit { limit } => write!(
                 f,
-                "stopped after {limit} warp instructions (a spin loop that never ends?)"
+                "stopped after {limit} warp instructions (sim.max_insts; a spin loop that never ends?)"
             )?,
             SimErrorKind::CycleLimit { limit } => write!(
                 f,
@@ -200,6 +213,16 @@ impl fmt::Display for SimError {
                     )?;
                 }
             }
+            SimErrorKind::Repeating { period, quiet } => write!(
+                f,
+                "no progress: the launch repeats the same state every {period} warp \
+                 instructions, forever (no store or atomic changed memory over a \
+                 repetition, and no warp exited or reached a barrier for {quiet} warp \
+                 instructions; an intra-warp spin lock? the lanes holding a lock wait at \
+                 the reconvergence point while the warp's other lanes spin); the warp \
+                 named below loops at this PC"
+            )?,
+            SimErrorKind::Stopped => write!(f, "stopped by the trace's consumer")?,
             SimErrorKind::BadLaunch { reason } => {
                 return write!(f, "cannot launch kernel `{}`: {reason}", self.kernel);
             }

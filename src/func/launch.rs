@@ -8,6 +8,7 @@ use crate::func::error::{SimError, SimErrorKind};
 use crate::func::exec::{ExecCtx, LaunchEnv, exec_into, perform_atomic, run_warp};
 use crate::func::layout::KernelInfo;
 use crate::func::memory::GlobalMemory;
+use crate::func::spin::{SpinDetector, hash_warp};
 use crate::func::warp::Warp;
 use crate::ir::{BarKind, Kernel, Operand};
 
@@ -89,7 +90,7 @@ pub fn run(
     params: &[u8],
     global: &mut GlobalMemory,
     cfg: &LaunchConfig,
-    mut trace: Option<&mut dyn FnMut(&TraceEvent<'_>)>,
+    mut trace: Option<&mut dyn FnMut(&TraceEvent<'_>) -> bool>,
 ) -> Result<FuncStats, SimError> {
     let threads = u64::from(cfg.block[0]) * u64::from(cfg.block[1]) * u64::from(cfg.block[2]);
     let ctas_total = u64::from(cfg.grid[0]) * u64::from(cfg.grid[1]) * u64::from(cfg.grid[2]);
@@ -101,6 +102,9 @@ pub fn run(
     }
     if ctas_total == 0 {
         return Err(SimError::launch(&kernel.name, "the grid is empty"));
+    }
+    if let Some(why) = grid_too_large(cfg.grid) {
+        return Err(SimError::launch(&kernel.name, why));
     }
     if cfg.warp_size == 0 || cfg.warp_size > 64 {
         return Err(SimError::launch(
@@ -134,6 +138,7 @@ pub fn run(
     let mut stats = FuncStats::default();
     let mut next_cta = 0u64;
     let mut resident: Vec<Cta> = Vec::new();
+    let mut spin = SpinDetector::new();
     // Finished CTAs' buffers, reused for the next CTAs (same shape).
     let mut spare: Vec<Cta> = Vec::new();
     let make_cta = |linear: u64, spare: &mut Vec<Cta>| -> Cta {
@@ -197,6 +202,46 @@ pub fn run(
         if resident.is_empty() {
             break;
         }
+        let repeat = spin.visit(
+            stats.warp_insts,
+            |h| {
+                use std::hash::Hasher;
+                h.write_u64(next_cta);
+                for cta in &resident {
+                    h.write_u32(cta.id[0]);
+                    h.write_u32(cta.id[1]);
+                    h.write_u32(cta.id[2]);
+                    for w in &cta.warps {
+                        hash_warp(w, h);
+                    }
+                }
+            },
+            |h| {
+                use std::hash::Hasher;
+                global.hash_contents(h);
+                for cta in &resident {
+                    h.write(&cta.shared);
+                }
+            },
+        );
+        if let Some(r) = repeat {
+            // Name the first warp that is running (not at a barrier).
+            let (cta, w) = resident
+                .iter()
+                .flat_map(|c| c.warps.iter().map(move |w| (c, w)))
+                .find(|(_, w)| !w.done() && w.barrier.is_none())
+                .expect("a repeating launch has a running warp");
+            let mut e = SimError::launch(&kernel.name, "");
+            e.kind = SimErrorKind::Repeating {
+                period: r.period,
+                quiet: r.quiet,
+            };
+            e.inst = w.pc();
+            e.line = w.pc().map_or(0, |pc| kernel.insts[pc as usize].line);
+            e.cta = cta.id;
+            e.warp = w.warp_id;
+            return Err(e);
+        }
         let mut progressed = false;
         let mut d = DynInst::blank();
         for cta in resident.iter_mut() {
@@ -257,6 +302,7 @@ pub fn run(
                         return Err(e);
                     }
                     if ran.released {
+                        spin.progress(stats.warp_insts);
                         release_barriers(kernel, &mut cta.warps);
                     }
                     continue;
@@ -273,13 +319,21 @@ pub fn run(
                     stats.warp_insts += 1;
                     stats.thread_insts += u64::from(d.exec.count_ones());
                     progressed = true;
-                    if let Some(t) = trace.as_mut() {
-                        t(&TraceEvent {
+                    if let Some(t) = trace.as_mut()
+                        && !t(&TraceEvent {
                             cta: linear,
                             ctaid: cta.id,
                             warp: wi as u32,
                             dyn_inst: &d,
-                        });
+                        })
+                    {
+                        let mut e = SimError::launch(&kernel.name, "");
+                        e.kind = SimErrorKind::Stopped;
+                        e.inst = Some(d.inst.0);
+                        e.line = kernel.insts[d.inst.0 as usize].line;
+                        e.cta = cta.id;
+                        e.warp = wi as u32;
+                        return Err(e);
                     }
                     if stats.warp_insts > cfg.step_limit {
                         let mut e = SimError::launch(&kernel.name, "");
@@ -298,6 +352,7 @@ pub fn run(
                     }
                 }
                 if released {
+                    spin.progress(stats.warp_insts);
                     release_barriers(kernel, &mut cta.warps);
                 }
             }
@@ -308,6 +363,7 @@ pub fn run(
                 // Keep CTA order (determinism): remove, not swap_remove.
                 spare.push(resident.remove(i));
                 stats.ctas += 1;
+                spin.progress(stats.warp_insts);
             } else {
                 i += 1;
             }
@@ -336,6 +392,22 @@ pub fn run(
     }
     WARP_POOL.set(pool);
     Ok(stats)
+}
+
+/// The largest grid dimensions a launch may have: CUDA's (x up to
+/// 2^31 − 1, y and z up to 65535).
+pub const MAX_GRID: [u32; 3] = [(1 << 31) - 1, 65535, 65535];
+
+/// Why a grid is too large to launch, if it is: a dimension above
+/// [`MAX_GRID`].
+pub fn grid_too_large(grid: [u32; 3]) -> Option<String> {
+    let names = ["x", "y", "z"];
+    (0..3).find(|&d| grid[d] > MAX_GRID[d]).map(|d| {
+        format!(
+            "grid {:?} has {} CTAs in {} (at most {} allowed)",
+            grid, grid[d], names[d], MAX_GRID[d]
+        )
+    })
 }
 
 /// Bytes of warp buffers [`WARP_POOL`] keeps at most.

@@ -17,6 +17,7 @@ pub mod launch;
 pub mod layout;
 pub mod memory;
 pub mod simt_stack;
+pub mod spin;
 pub mod warp;
 
 pub use dyninst::{DynInst, OpClass};

@@ -929,6 +929,22 @@ impl<'a, 'd> KernelCx<'a, 'd> {
         };
         let mut ok = true;
         for (n, (slot, operand)) in slots.iter().zip(&i.operands).enumerate() {
+            if n == 0 && slot.is_destination(op) && matches!(operand, ast::Operand::Literal(..)) {
+                // `ld`'s data slot also takes immediates when it is `st`'s
+                // source; as a destination it cannot.
+                self.err(
+                    Diagnostic::new(
+                        "gpusim::lower::bad_operand",
+                        format!(
+                            "`{}` expects a destination register here, not an immediate",
+                            i.opcode.text
+                        ),
+                    )
+                    .label(operand.span(), "an immediate cannot be written"),
+                );
+                ok = false;
+                continue;
+            }
             let Some((a, b)) = self.operand(*slot, operand, i.opcode.text, &mods) else {
                 ok = false; // keep going: report every bad operand
                 continue;

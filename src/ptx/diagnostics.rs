@@ -149,11 +149,39 @@ impl Diagnostics {
         let handler = GraphicalReportHandler::new_themed(theme)
             .with_links(false)
             .with_width(100);
-        let source = NamedSource::new(&self.file.name, self.file.text.clone()).with_language("ptx");
+        // Control characters (binary garbage) are shown as `\xNN`, the
+        // spans moved to match.
+        let controls: Vec<u32> = self
+            .file
+            .text
+            .bytes()
+            .enumerate()
+            .filter(|&(_, b)| is_hidden_control(b))
+            .map(|(i, _)| i as u32)
+            .collect();
+        let text: Arc<str> = if controls.is_empty() {
+            self.file.text.clone()
+        } else {
+            let mut t = String::with_capacity(self.file.text.len() + 3 * controls.len());
+            for c in self.file.text.chars() {
+                if c.is_ascii() && is_hidden_control(c as u8) {
+                    t.push_str(&format!("\\x{:02x}", c as u32));
+                } else {
+                    t.push(c);
+                }
+            }
+            t.into()
+        };
+        let moved = |o: u32| o + 3 * controls.partition_point(|&c| c < o) as u32;
+        let source = NamedSource::new(&self.file.name, text).with_language("ptx");
         let mut out = String::new();
         for d in &self.list {
+            let mut d = d.clone();
+            for (span, _) in &mut d.labels {
+                *span = Span::new(moved(span.start) as usize, moved(span.end) as usize);
+            }
             let report = Rendered {
-                diag: d,
+                diag: &d,
                 source: &source,
             };
             // Writing into a String cannot fail.
@@ -171,6 +199,12 @@ impl fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+/// A byte shown as `\xNN` in rendered source: ASCII control characters
+/// other than tab, newline and carriage return.
+fn is_hidden_control(b: u8) -> bool {
+    (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f
+}
 
 /// A diagnostic bound to its source, as miette wants it.
 #[derive(Debug)]

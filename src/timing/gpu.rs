@@ -279,6 +279,14 @@ impl Gpu {
             let step = if skip { next.max(now + 1) - now } else { 1 };
             self.mem.account(step);
             self.now += step;
+            let issued: u64 = self.sms.iter().map(|s| s.stats.warp_insts).sum();
+            if issued - before.warp_insts > ctx.cfg.sim.max_insts {
+                let mut e = SimError::launch(&ctx.kernel.name, "");
+                e.kind = SimErrorKind::StepLimit {
+                    limit: ctx.cfg.sim.max_insts,
+                };
+                return Err(e);
+            }
             if self.now - start > ctx.cfg.sim.max_cycles {
                 let mut e = SimError::launch(&ctx.kernel.name, "");
                 e.kind = SimErrorKind::CycleLimit {
@@ -406,6 +414,7 @@ impl Gpu {
                 w.sort_by_key(|r| (r.launch, r.end, r.sm, r.cta, r.warp));
                 w
             },
+            warps_omitted: self.sms.iter().map(|s| s.warp_records_omitted).sum(),
         }
     }
 }

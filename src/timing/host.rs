@@ -162,6 +162,9 @@ impl Host for TimingHost<'_> {
             )
             .into());
         }
+        if let Some(why) = crate::func::launch::grid_too_large(grid) {
+            return Err(SimError::launch(&kernel.name, why).into());
+        }
         self.device.ensure_info(k);
         let cfg = self.gpu.cfg.clone();
         let info = self.device.info(k).clone();

@@ -419,8 +419,11 @@ pub struct Sm {
     /// A warp exited or a CTA retired since the GPU last looked (livelock
     /// detection).
     pub progressed: bool,
-    /// Retired warps' state cycles.
+    /// Retired warps' state cycles (the first
+    /// [`MAX_WARP_RECORDS_PER_SM`](crate::timing::stats::MAX_WARP_RECORDS_PER_SM)).
     pub warp_records: Vec<WarpRecord>,
+    /// Retired warps not in `warp_records`.
+    pub warp_records_omitted: u64,
     /// A reply changed something a stage depends on (see `on_reply`).
     pub changed: bool,
     /// Retired CTAs' warps and shared memory, reused by the next CTAs of
@@ -524,6 +527,7 @@ impl Sm {
             live_slots: Vec::new(),
             progressed: false,
             warp_records: Vec::new(),
+            warp_records_omitted: 0,
             changed: false,
             spare_ctas: Vec::new(),
             warp_pool: Vec::new(),
@@ -724,17 +728,21 @@ impl Sm {
                 for (k, &cat) in Stall::ALL.iter().enumerate() {
                     states.add(cat, w.state_cycles[k]);
                 }
-                self.warp_records.push(WarpRecord {
-                    launch,
-                    sm: self.id,
-                    cta: cta.id,
-                    warp: i as u32,
-                    start: w.start,
-                    end: now + 1,
-                    insts: w.insts,
-                    states,
-                    ready: w.state_cycles[10],
-                });
+                if self.warp_records.len() >= crate::timing::stats::MAX_WARP_RECORDS_PER_SM {
+                    self.warp_records_omitted += 1;
+                } else {
+                    self.warp_records.push(WarpRecord {
+                        launch,
+                        sm: self.id,
+                        cta: cta.id,
+                        warp: i as u32,
+                        start: w.start,
+                        end: now + 1,
+                        insts: w.insts,
+                        states,
+                        ready: w.state_cycles[10],
+                    });
+                }
                 self.warps[s as usize].live = false;
                 self.warps[s as usize].ibuf.clear();
                 self.refresh_fetch_need(s);

@@ -393,6 +393,15 @@ pub struct Stats {
     pub launches: Vec<LaunchStats>,
     /// Per SM.
     pub sms: Vec<SmStats>,
-    /// Per warp, in retirement order.
+    /// Per warp, in retirement order: the first
+    /// [`MAX_WARP_RECORDS_PER_SM`] warps each SM retires (memory stays
+    /// bounded however many CTAs a grid has).
     pub warps: Vec<WarpRecord>,
+    /// Retired warps beyond [`MAX_WARP_RECORDS_PER_SM`] per SM, counted
+    /// but not listed in `warps`.
+    pub warps_omitted: u64,
 }
+
+/// Retired warps whose [`WarpRecord`] an SM keeps; later ones are only
+/// counted ([`Stats::warps_omitted`]).
+pub const MAX_WARP_RECORDS_PER_SM: usize = 8192;

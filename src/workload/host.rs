@@ -40,6 +40,18 @@ impl ArgValue {
         }
     }
 
+    /// The value as PTX shows it: its type and value (`.f32 2.5`).
+    pub fn describe(self) -> String {
+        match self {
+            ArgValue::U32(v) => format!(".u32 {v}"),
+            ArgValue::S32(v) => format!(".s32 {v}"),
+            ArgValue::U64(v) => format!(".u64 {v}"),
+            ArgValue::S64(v) => format!(".s64 {v}"),
+            ArgValue::F32(v) => format!(".f32 {v}"),
+            ArgValue::F64(v) => format!(".f64 {v}"),
+        }
+    }
+
     fn fits(self, t: Type) -> bool {
         match self {
             ArgValue::U32(_) | ArgValue::S32(_) => matches!(t, Type::U32 | Type::S32 | Type::B32),
@@ -202,7 +214,8 @@ pub struct FunctionalOptions {
     pub max_resident_ctas: u32,
     /// Instructions a warp runs per turn.
     pub quantum: u32,
-    /// Warp instructions before the run is stopped as a runaway.
+    /// Warp instructions one launch may execute before it is stopped as a
+    /// runaway (`sim.max_insts`).
     pub step_limit: u64,
 }
 
@@ -219,8 +232,26 @@ impl Default for FunctionalOptions {
     }
 }
 
-/// A per-instruction observer (for `gpusim trace`).
-pub type TraceFn<'a> = Box<dyn FnMut(&Program, usize, &TraceEvent<'_>) + 'a>;
+/// One launch's counts in a functional run (`run --functional --json`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FunctionalLaunch {
+    /// The kernel launched.
+    pub kernel: String,
+    /// CTAs per grid dimension.
+    pub grid: [u32; 3],
+    /// Threads per CTA dimension.
+    pub block: [u32; 3],
+    /// Warp instructions executed.
+    pub warp_insts: u64,
+    /// Thread instructions executed.
+    pub thread_insts: u64,
+    /// CTAs run.
+    pub ctas: u64,
+}
+
+/// A per-instruction observer (for `gpusim trace`): returns `false` to stop
+/// the run (the launch then fails with [`SimErrorKind::Stopped`](crate::func::SimErrorKind)).
+pub type TraceFn<'a> = Box<dyn FnMut(&Program, usize, &TraceEvent<'_>) -> bool + 'a>;
 
 /// The functional-only host: global memory plus the interpreter.
 pub struct FunctionalHost<'p> {
@@ -234,6 +265,8 @@ pub struct FunctionalHost<'p> {
     pub stats: FuncStats,
     /// Launches so far.
     pub launches: u64,
+    /// Every launch so far, in order, with its counts.
+    pub launch_log: Vec<FunctionalLaunch>,
     /// Options.
     pub options: FunctionalOptions,
     trace: Option<TraceFn<'p>>,
@@ -272,6 +305,7 @@ impl<'p> FunctionalHost<'p> {
             infos,
             stats: FuncStats::default(),
             launches: 0,
+            launch_log: Vec::new(),
             options,
             trace: None,
         }
@@ -360,10 +394,11 @@ pub fn pack_params(
     for (p, a) in kernel.params.iter().zip(args) {
         if !a.fits(p.ty) || p.size != p.ty.bytes() {
             return Err(WorkloadError::Host(format!(
-                "parameter `{}` of `{}` is `{}`, the workload passed {a:?}",
+                "parameter `{}` of `{}` is `.{}`, the workload passed a `{}`",
                 p.name,
                 kernel.name,
-                p.ty.name()
+                p.ty.name().trim_start_matches('.'),
+                a.describe()
             )));
         }
         let b = a.bytes();
@@ -436,14 +471,14 @@ impl Host for FunctionalHost<'_> {
             warp_size: o.warp_size,
             max_resident_ctas: o.max_resident_ctas,
             quantum: o.quantum,
-            step_limit: o.step_limit.saturating_sub(self.stats.warp_insts),
+            step_limit: o.step_limit,
             nsm: o.nsm,
         };
         let program = self.program;
         let mut tr = self.trace.take();
         let result = match tr.as_mut() {
             Some(t) => {
-                let mut hook = |e: &TraceEvent<'_>| t(program, k, e);
+                let mut hook = |e: &TraceEvent<'_>| -> bool { t(program, k, e) };
                 launch::run(
                     program.kernel(k),
                     info,
@@ -474,6 +509,14 @@ impl Host for FunctionalHost<'_> {
         self.stats.thread_insts += s.thread_insts;
         self.stats.ctas += s.ctas;
         self.launches += 1;
+        self.launch_log.push(FunctionalLaunch {
+            kernel: program.kernel(k).name.clone(),
+            grid,
+            block,
+            warp_insts: s.warp_insts,
+            thread_insts: s.thread_insts,
+            ctas: s.ctas,
+        });
         Ok(())
     }
 }

@@ -9,7 +9,9 @@ use crate::program::Program;
 use crate::ptx::diagnostics::Diagnostics;
 use crate::workload::args::Args;
 use crate::workload::check::Check;
-use crate::workload::host::{FunctionalHost, FunctionalOptions, TraceFn, WorkloadError};
+use crate::workload::host::{
+    FunctionalHost, FunctionalLaunch, FunctionalOptions, TraceFn, WorkloadError,
+};
 use crate::workload::manifest::{LoadedManifest, load_manifest, manifest_beside};
 use crate::workload::{Launch, registry};
 
@@ -107,15 +109,20 @@ pub fn write_dumps(dumps: &[(PathBuf, Vec<u8>)]) -> Result<(), String> {
 
 /// Fails unless every path can be opened for writing (checked before a
 /// run starts, so a long simulation does not end in an unwritable file).
-/// A file that did not exist is left, empty, for the run to fill.
+/// An existing file is not truncated; one this check creates is removed.
 pub fn check_writable<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<(), String> {
     for p in paths {
+        // Open for append so an existing file is not truncated before the
+        // run; a file this check created is removed again.
+        let existed = p.exists();
         std::fs::OpenOptions::new()
-            .write(true)
+            .append(true)
             .create(true)
-            .truncate(false)
             .open(p)
             .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+        if !existed {
+            let _ = std::fs::remove_file(p);
+        }
     }
     Ok(())
 }
@@ -128,12 +135,57 @@ pub fn prepare(path: &Path, launch: Option<&Path>) -> Result<Prepared, RunError>
         None if path.extension().is_some_and(|e| e == "toml") => path.to_path_buf(),
         None => manifest_beside(path),
     };
+    if path.extension().is_some_and(|e| e != "toml") && !path.exists() {
+        // `run K.ptx` with no K.ptx: say so, not that K.toml is missing.
+        return Err(RunError::Diagnostics(Diagnostics {
+            file: crate::ptx::diagnostics::SourceFile::new(path.display().to_string(), ""),
+            list: vec![crate::ptx::diagnostics::Diagnostic::new(
+                "gpusim::io::read",
+                format!(
+                    "cannot read the PTX file `{}`: {}",
+                    path.display(),
+                    std::fs::metadata(path)
+                        .err()
+                        .map_or_else(|| "not found".to_string(), |e| e.to_string())
+                ),
+            )],
+        }));
+    }
     let manifest = load_manifest(&mpath)?;
     let ptx = if launch.is_some() && path.extension().is_some_and(|e| e == "ptx") {
         path.to_path_buf()
     } else {
         manifest.ptx_path()
     };
+    if !ptx.exists() {
+        // Name the manifest that points at the missing file.
+        return Err(RunError::Diagnostics(Diagnostics {
+            file: crate::ptx::diagnostics::SourceFile::new(ptx.display().to_string(), ""),
+            list: vec![
+                crate::ptx::diagnostics::Diagnostic::new(
+                    "gpusim::io::read",
+                    format!(
+                        "cannot read the PTX file `{}`: {}",
+                        ptx.display(),
+                        std::fs::metadata(&ptx)
+                            .err()
+                            .map_or_else(|| "not found".to_string(), |e| e.to_string())
+                    ),
+                )
+                .help(
+                    if launch.is_some() && path.extension().is_some_and(|e| e == "ptx") {
+                        "the file given on the command line".to_string()
+                    } else {
+                        format!(
+                            "the manifest `{}` names it (`ptx = \"{}\"`, relative to the manifest)",
+                            mpath.display(),
+                            manifest.manifest.ptx.display()
+                        )
+                    },
+                ),
+            ],
+        }));
+    }
     let program = crate::program::load(&ptx)?;
     let (entry, entry_named) = match manifest.manifest.entry.as_deref() {
         // Several entries and none named: the workload picks per launch.
@@ -176,6 +228,8 @@ pub struct FunctionalRun {
     /// The dumped allocations: `(file, bytes)` ([`Prepared::dumps`]), to be
     /// written with [`write_dumps`].
     pub dumps: Vec<(PathBuf, Vec<u8>)>,
+    /// Every launch with its counts, in order.
+    pub per_launch: Vec<FunctionalLaunch>,
 }
 
 /// Builds the manifest's workload with `overrides` (`key=value` argument
@@ -246,5 +300,6 @@ pub fn run_functional(
         thread_insts: host.stats.thread_insts,
         launches: host.launches,
         ctas: host.stats.ctas,
+        per_launch: host.launch_log,
     })
 }
