@@ -203,6 +203,9 @@ pub fn run(
                     nsmid: cfg.nsm.max(1),
                     nwarpid: 64,
                     clock: stats.warp_insts,
+                    gridid: 0,
+                    dynamic_smem: cfg.dynamic_shared,
+                    total_smem: cta.shared.len() as u32,
                 };
                 let mut cx = ExecCtx {
                     kernel,

@@ -13,6 +13,7 @@ pub mod dyninst;
 pub mod error;
 pub mod exec;
 pub mod float;
+pub mod intops;
 pub mod launch;
 pub mod layout;
 pub mod memory;

@@ -530,6 +530,7 @@ impl Sm {
         } else {
             0
         };
+        let shared_len = cta.shared.len();
         let mut cx = ExecCtx {
             kernel: ctx.kernel,
             info: ctx.info,
@@ -544,6 +545,9 @@ impl Sm {
                 nsmid: cfg.core.num_sms,
                 nwarpid: cfg.core.max_warps_per_sm,
                 clock: now,
+                gridid: 0,
+                dynamic_smem: (shared_len as u64).saturating_sub(ctx.kernel.shared_bytes()) as u32,
+                total_smem: shared_len as u32,
             },
         };
         exec_into(fw, &mut cx, &mut self.dyn_buf)?;

@@ -60,8 +60,8 @@ pub struct TimingInst {
 fn latency_index(op: Opcode) -> usize {
     match op {
         Opcode::Min | Opcode::Max => 1,
-        Opcode::Mul => 2,
-        Opcode::Mad | Opcode::Fma => 3,
+        Opcode::Mul | Opcode::Mul24 => 2,
+        Opcode::Mad | Opcode::Fma | Opcode::Madc | Opcode::Mad24 | Opcode::Dp4a | Opcode::Dp2a => 3,
         Opcode::Div | Opcode::Rem => 4,
         _ => 0,
     }
