@@ -1231,7 +1231,18 @@ impl<'a, 'd> KernelCx<'a, 'd> {
         symbol_ok: bool,
     ) -> Option<Operand> {
         if let Some(s) = SpecialReg::from_name(id.text) {
-            if s.ty().bits() != t.bits() && !(relaxed && t.bits() <= s.ty().bits()) || t.is_float()
+            // PTX 1.x declares %tid, %ntid, %ctaid, %nctaid as 16-bit
+            // (`mov.u16 %rh1, %ctaid.x;` in nvopencc output): read the low half.
+            let old_16 = t.bits() == 16
+                && matches!(
+                    s,
+                    SpecialReg::Tid(_)
+                        | SpecialReg::Ntid(_)
+                        | SpecialReg::Ctaid(_)
+                        | SpecialReg::Nctaid(_)
+                );
+            if (s.ty().bits() != t.bits() && !(relaxed && t.bits() <= s.ty().bits()) && !old_16)
+                || t.is_float()
             {
                 self.err(
                     Diagnostic::new(

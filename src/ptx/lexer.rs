@@ -16,6 +16,8 @@ use crate::ptx::diagnostics::{Diagnostic, Span};
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip(r"//[^\n]*", allow_greedy = true))]
 #[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
+// nvopencc's debug sections (`@@DWARF .byte 0x01, …`): not PTX statements.
+#[logos(skip(r"@@DWARF[^\n]*", allow_greedy = true))]
 pub enum TokenKind {
     /// A dot-prefixed word such as `.reg`, `.entry`, `.u32`.
     #[regex(r"\.[A-Za-z_][A-Za-z0-9_]*")]
