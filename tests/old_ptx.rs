@@ -108,3 +108,53 @@ fn ptx_1_4_module_shape_parses() {
     let got: Vec<u32> = download(&mut host, out, 96).unwrap();
     assert_eq!(got, (0..96).collect::<Vec<u32>>());
 }
+
+/// `kernels/old/tex_fetch.toml`: texture references bound by the `buffers`
+/// workload (`[[textures]]`), integer and float coordinates, clamping,
+/// normalized uchar4 reads; expected outputs come from
+/// `kernels/old/tex_fetch_gen.py`'s own model. Also: an unbound reference
+/// is a run-time error naming it.
+#[test]
+fn texture_reference_manifest_passes() {
+    use gpusim::workload::runner::{RunError, prepare, run_functional};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/old/tex_fetch.toml");
+    let p = match prepare(&path, None) {
+        Ok(p) => p,
+        Err(RunError::Diagnostics(d)) => panic!("{}", d.render(false)),
+        Err(RunError::Workload(e)) => panic!("{e}"),
+    };
+    let r = run_functional(&p, &[], FunctionalOptions::default(), None)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(r.check.passed(), "{}", r.check);
+
+    // Without the binding the fetch fails and says which reference.
+    let mut host = FunctionalHost::new(&p.program, p.entry, FunctionalOptions::default());
+    let out_i = host.alloc("out_i", 320);
+    let out_f = host.alloc("out_f", 1280);
+    let e = host
+        .launch(
+            None,
+            [2, 1, 1],
+            [64, 1, 1],
+            &[
+                ArgValue::U64(out_i),
+                ArgValue::U64(out_f),
+                ArgValue::S32(80),
+            ],
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("texture reference `tex_lut` is not bound"),
+        "{e}"
+    );
+    // A binding outside every allocation is refused.
+    let bad = gpusim::func::texture::TextureDesc::packed(
+        0x10,
+        4,
+        1,
+        1,
+        gpusim::func::texture::TexelType::F32,
+    );
+    assert!(host.bind_texture("tex_lut", bad).is_err());
+}

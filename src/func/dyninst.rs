@@ -41,7 +41,9 @@ impl OpClass {
     pub fn of(inst: &Inst) -> OpClass {
         let f64 = inst.ty == Type::F64 || inst.ty2 == Type::F64;
         match inst.op {
-            Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red | Opcode::Wait => OpClass::Mem,
+            Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red | Opcode::Wait | Opcode::Tex => {
+                OpClass::Mem
+            }
             Opcode::Bra | Opcode::Ret | Opcode::Exit => OpClass::Control,
             Opcode::Bar => OpClass::Barrier,
             Opcode::Membar | Opcode::Fence | Opcode::Nanosleep => OpClass::Sync,

@@ -54,6 +54,11 @@ pub enum SimErrorKind {
         /// CTAs of the grid not yet started.
         waiting: u64,
     },
+    /// A `tex` fetch from a texture reference the host never bound.
+    TextureUnbound {
+        /// The reference's name.
+        name: String,
+    },
     /// The launch itself is invalid (sizes, parameters).
     BadLaunch {
         /// Why.
@@ -199,6 +204,9 @@ impl fmt::Display for SimError {
                          use fewer CTAs or a machine with more room)"
                     )?;
                 }
+            }
+            SimErrorKind::TextureUnbound { name } => {
+                write!(f, "texture reference `{name}` is not bound")?
             }
             SimErrorKind::BadLaunch { reason } => {
                 return write!(f, "cannot launch kernel `{}`: {reason}", self.kernel);

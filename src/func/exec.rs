@@ -1222,6 +1222,10 @@ pub fn exec_into(w: &mut Warp, cx: &mut ExecCtx<'_>, out: &mut DynInst) -> Resul
             });
             e.w.stack.goto(pc + 1);
         }
+        Opcode::Tex => {
+            d.mem = Some(e.tex(exec_mask)?);
+            e.w.stack.goto(pc + 1);
+        }
         Opcode::Shfl => {
             e.shfl(exec_mask);
             e.w.stack.goto(pc + 1);

@@ -18,6 +18,7 @@ pub mod launch;
 pub mod layout;
 pub mod memory;
 pub mod simt_stack;
+pub mod texture;
 pub mod warp;
 
 pub use dyninst::{DynInst, OpClass};

@@ -271,6 +271,8 @@ pub enum Opcode {
     Isspacep,
     /// `set.cmp.dtype.stype d, a, b`: comparison to all ones / 1.0 or zero.
     Set,
+    /// `tex.1d/.2d.v4.dtype.ctype d, [texref, {coords}]`: texture fetch.
+    Tex,
 }
 
 impl Opcode {
@@ -347,6 +349,7 @@ impl Opcode {
         ("tanh", Opcode::Tanh),
         ("isspacep", Opcode::Isspacep),
         ("set", Opcode::Set),
+        ("tex", Opcode::Tex),
     ];
 
     /// Looks an opcode up by its spelling.
@@ -422,6 +425,7 @@ impl Opcode {
             "tanh" => Opcode::Tanh,
             "isspacep" => Opcode::Isspacep,
             "set" => Opcode::Set,
+            "tex" => Opcode::Tex,
             _ => return None,
         })
     }
@@ -663,6 +667,8 @@ pub struct Mods {
     pub prmt: PrmtMode,
     /// `testp` class.
     pub testp: TestpOp,
+    /// `tex` geometry: 1 (`.1d`) or 2 (`.2d`).
+    pub tex_dims: u8,
     /// Boolean modifiers ([`flag`]).
     pub flags: u32,
 }
@@ -883,6 +889,8 @@ pub enum Operand {
     },
     /// A branch target.
     Target(InstId),
+    /// A texture reference, as an index into [`Kernel::textures`].
+    TexRef(u32),
 }
 
 /// A guard predicate (`@p` / `@!p`).
@@ -1018,6 +1026,9 @@ pub struct Kernel {
     pub maxntid: Option<[u32; 3]>,
     /// `.reqntid`
     pub reqntid: Option<[u32; 3]>,
+    /// Texture references of the module, by name (what
+    /// [`Operand::TexRef`] indexes).
+    pub textures: Vec<String>,
 }
 
 impl Kernel {

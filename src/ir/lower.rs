@@ -48,6 +48,26 @@ pub fn lower(m: &ast::Module<'_>, src: &str) -> (Module, Vec<Diagnostic>) {
             }
         }
     }
+    let mut textures: Vec<String> = Vec::new();
+    for t in &m.textures {
+        if t.kind.text == ".samplerref" || t.kind.text == ".surfref" {
+            // Declarations are accepted; only `.texref` fetches are modelled.
+            continue;
+        }
+        if textures.iter().any(|n| n == t.name.text)
+            || globals.iter().any(|g| g.name == t.name.text)
+        {
+            diags.push(
+                Diagnostic::new(
+                    "gpusim::lower::duplicate_declaration",
+                    format!("`{}` is declared twice", t.name.text),
+                )
+                .label(t.name.span, "second declaration"),
+            );
+            continue;
+        }
+        textures.push(t.name.text.to_string());
+    }
     let mut kernels: Vec<Kernel> = Vec::new();
     let mut seen: HashMap<&str, Span> = HashMap::default();
     for f in &m.functions {
@@ -80,6 +100,7 @@ pub fn lower(m: &ast::Module<'_>, src: &str) -> (Module, Vec<Diagnostic>) {
         }
         let Some(body) = &f.body else { continue };
         let mut cx = KernelCx::new(f, &globals, &lines, &mut diags);
+        cx.textures = textures.clone();
         cx.declare(body);
         cx.instructions(body);
         kernels.push(cx.finish(f));
@@ -378,6 +399,8 @@ enum Slot {
     Target,
     /// A register or a variable (its address): `mov`/`cvta` sources.
     SrcOrSymbol(Type),
+    /// `[texref, {coords}]` with coordinates of the type.
+    Tex(Type),
 }
 
 impl Slot {
@@ -385,7 +408,7 @@ impl Slot {
     fn is_destination(self, op: Opcode) -> bool {
         match self {
             Slot::Dst(..) | Slot::DstPred { .. } | Slot::ShflDst => true,
-            Slot::Data(..) => op == Opcode::Ld,
+            Slot::Data(..) => op == Opcode::Ld || op == Opcode::Tex,
             _ => false,
         }
     }
@@ -409,6 +432,8 @@ struct KernelCx<'a, 'd> {
     labels: HashMap<&'a str, (InstId, Span)>,
     label_list: Vec<(String, InstId)>,
     insts: Vec<Inst>,
+    /// The module's texture references.
+    textures: Vec<String>,
 }
 
 const NO_REG: u32 = u32::MAX;
@@ -436,6 +461,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             labels: HashMap::default(),
             label_list: Vec::new(),
             insts: Vec::new(),
+            textures: Vec::new(),
         };
         for g in globals {
             cx.var_ids
@@ -609,6 +635,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             labels: self.label_list,
             maxntid: f.maxntid,
             reqntid: f.reqntid,
+            textures: self.textures,
         }
     }
 
@@ -937,6 +964,11 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             if n == 0 && slot.is_destination(op) {
                 inst.dst = a;
                 inst.dst2 = b;
+            } else if let Slot::Tex(_) = slot {
+                // The reference, then the coordinate vector.
+                inst.src[inst.nsrc as usize] = a;
+                inst.src[inst.nsrc as usize + 1] = b;
+                inst.nsrc += 2;
             } else {
                 inst.src[inst.nsrc as usize] = a;
                 inst.nsrc += 1;
@@ -1108,6 +1140,9 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                     }
                 }
             }
+            (Slot::Tex(ct), A::TexAddr { tex, coords, span }) => {
+                self.tex_operand(*tex, coords, *span, ct, mods, opcode)
+            }
             (Slot::Addr, A::Address { base, offset, span }) => {
                 self.address(*base, *offset, *span, opcode, mods)
             }
@@ -1139,6 +1174,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                     Slot::Data(..) => "a register or a vector of registers",
                     Slot::Addr => "a memory address `[…]`",
                     Slot::Target => "a label",
+                    Slot::Tex(_) => "a texture operand `[texref, {x, y}]`",
                 };
                 self.err(
                     Diagnostic::new(
@@ -1150,6 +1186,72 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 None
             }
         }
+    }
+
+    /// `[texref, {x}]` / `[texref, {x, y}]`: the reference's index and the
+    /// coordinate registers (as many as the geometry's dimensions).
+    fn tex_operand(
+        &mut self,
+        tex: Ident<'a>,
+        coords: &[Ident<'a>],
+        span: Span,
+        ct: Type,
+        mods: &Mods,
+        opcode: &str,
+    ) -> Option<(Operand, Operand)> {
+        let Some(id) = self.textures.iter().position(|n| n == tex.text) else {
+            let sugg =
+                closest(tex.text, self.textures.iter().map(String::as_str)).map(str::to_string);
+            let mut d = Diagnostic::new(
+                "gpusim::lower::undefined_symbol",
+                format!("texture reference `{}` is not declared", tex.text),
+            )
+            .label(tex.span, "no `.texref` of this name");
+            d = match sugg {
+                Some(s) => d.help(format!("did you mean `{s}`?")),
+                None => d.help(format!(
+                    "declare it at module scope: `.global .texref {};`",
+                    tex.text
+                )),
+            };
+            self.err(d);
+            return None;
+        };
+        let dims = usize::from(mods.tex_dims);
+        if coords.len() != dims {
+            self.err(
+                Diagnostic::new(
+                    "gpusim::lower::bad_vector_width",
+                    format!(
+                        "`{opcode}` takes {dims} coordinate{}, found {}",
+                        if dims == 1 { "" } else { "s" },
+                        coords.len()
+                    ),
+                )
+                .label(span, format!("{} coordinates", coords.len()))
+                .help(if dims == 1 {
+                    "write `[tex, {%r1}]`"
+                } else {
+                    "write `[tex, {%r1, %r2}]`"
+                }),
+            );
+            return None;
+        }
+        let mut regs = [None; 4];
+        let mut ok = true;
+        for (k, c) in coords.iter().enumerate() {
+            match self.data_reg(*c, ct, false, opcode) {
+                Some(Operand::Reg(r)) => regs[k] = Some(r),
+                _ => ok = false,
+            }
+        }
+        ok.then_some((
+            Operand::TexRef(id as u32),
+            Operand::Vector {
+                regs,
+                len: coords.len() as u8,
+            },
+        ))
     }
 
     /// The `{a, b}` of `mov.b64 d, {a, b}` (pack) or `mov.b64 {a, b}, s`
@@ -1452,6 +1554,14 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 continue;
             }
             let accepted = match (op, m) {
+                (Opcode::Tex, "v4") => {
+                    mods.vec = 4;
+                    true
+                }
+                (Opcode::Tex, "1d" | "2d") if mods.tex_dims == 0 => {
+                    mods.tex_dims = if m == "1d" { 1 } else { 2 };
+                    true
+                }
                 (_, "v2" | "v4") if matches!(op, Opcode::Ld | Opcode::St) => {
                     mods.vec = if m == "v2" { 2 } else { 4 };
                     true
@@ -1757,6 +1867,8 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 need.push("a state space such as `.shared`")
             }
             Opcode::Set if !saw_cmp => need.push("a comparison such as `.lt`"),
+            Opcode::Tex if mods.tex_dims == 0 => need.push("a geometry `.1d` or `.2d`"),
+            Opcode::Tex if mods.vec != 4 => need.push("`.v4`"),
             Opcode::Bar if !saw_bar => need.push("`.sync`, `.arrive` or `.red`"),
             Opcode::Bar
                 if mods.bar == BarKind::RedPopc
@@ -1783,7 +1895,12 @@ impl<'a, 'd> KernelCx<'a, 'd> {
         }
         // Types.
         let want_types = match op {
-            Opcode::Cvt | Opcode::Slct | Opcode::Set | Opcode::Dp4a | Opcode::Dp2a => 2,
+            Opcode::Cvt
+            | Opcode::Slct
+            | Opcode::Set
+            | Opcode::Dp4a
+            | Opcode::Dp2a
+            | Opcode::Tex => 2,
             Opcode::Isspacep => 0,
             Opcode::Bra | Opcode::Ret | Opcode::Exit | Opcode::Membar | Opcode::Fence => 0,
             Opcode::Bar => usize::from(matches!(
@@ -2170,6 +2287,13 @@ fn type_allowed(op: Opcode, mods: &Mods, k: usize, t: Type) -> Result<(), &'stat
         Opcode::Addc | Opcode::Subc | Opcode::Madc => int && t.bits() >= 32,
         Opcode::Tanh => t == Type::F32,
         Opcode::Isspacep => false,
+        Opcode::Tex => {
+            if k == 0 {
+                matches!(t, Type::U32 | Type::S32 | Type::F32)
+            } else {
+                matches!(t, Type::S32 | Type::F32)
+            }
+        }
         Opcode::Set => {
             if k == 0 {
                 matches!(t, Type::U32 | Type::S32 | Type::F32)
@@ -2342,6 +2466,7 @@ fn signature(op: Opcode, mods: &Mods, t: Type, t2: Type, n: usize) -> Vec<Slot> 
             Src(Type::B32, false),
         ],
         Opcode::Isspacep => vec![DstPred { pair: false }, Src(Type::U64, false)],
+        Opcode::Tex => vec![Data(t, false), Slot::Tex(t2)],
         Opcode::Set if mods.bool_op.is_some() => {
             vec![Dst(t, false), Src(t2, false), Src(t2, false), SrcPred]
         }
@@ -2366,6 +2491,7 @@ fn form_of(slots: &[Slot]) -> String {
             Slot::SrcPred => "q".to_string(),
             Slot::Addr => "[addr]".to_string(),
             Slot::Target => "label".to_string(),
+            Slot::Tex(_) => "[tex, {x, y}]".to_string(),
             Slot::Src(..) | Slot::SrcOrSymbol(..) => letters.next().unwrap_or('x').to_string(),
         })
         .collect();

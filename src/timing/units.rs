@@ -102,10 +102,13 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
             let writes = RegMask::of(info.writes[i].iter().map(id));
             let space = inst.mods.space;
             let long_mem = class == OpClass::Mem
-                && matches!(inst.op, Opcode::Ld | Opcode::Atom | Opcode::Wait)
+                && matches!(
+                    inst.op,
+                    Opcode::Ld | Opcode::Atom | Opcode::Wait | Opcode::Tex
+                )
                 && matches!(space, Space::Global | Space::Local | Space::Generic);
             let l1d_load = class == OpClass::Mem
-                && inst.op == Opcode::Ld
+                && matches!(inst.op, Opcode::Ld | Opcode::Tex)
                 && matches!(space, Space::Global | Space::Local | Space::Generic);
             TimingInst {
                 unit,

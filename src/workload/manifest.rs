@@ -34,6 +34,10 @@ pub struct Manifest {
     /// Parameters of the generic `buffers` workload, in order.
     #[serde(default)]
     pub params: Vec<toml::Value>,
+    /// Texture references the `buffers` workload binds
+    /// ([`crate::workload::textures`]).
+    #[serde(default)]
+    pub textures: Vec<toml::Table>,
 }
 
 /// A manifest with where it came from.

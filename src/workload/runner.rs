@@ -106,6 +106,7 @@ pub fn build_workload(
         grid: m.grid,
         block: m.block,
         buffers: m.buffers.clone(),
+        textures: m.textures.clone(),
         params: m.params.clone(),
         dir: p
             .manifest

@@ -5,8 +5,11 @@
 //! [`crate::func::intops`]; this file maps it over lanes.
 
 use super::{Exec, get, lanes, mask_bits, put, set_pred, sext};
+use crate::func::dyninst::MemAccess;
+use crate::func::error::{SimError, SimErrorKind};
 use crate::func::intops;
 use crate::func::memory::{LOCAL_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
+use crate::func::texture as intex;
 use crate::ir::*;
 
 impl Exec<'_, '_, '_> {
@@ -243,5 +246,70 @@ impl Exec<'_, '_, '_> {
             }
             _ => false,
         }
+    }
+}
+
+impl Exec<'_, '_, '_> {
+    /// `tex.{1d,2d}.v4.dtype.ctype d, [texref, {coords}]`: per lane, the
+    /// texel at the clamped, floored coordinates of the bound texture
+    /// ([`crate::func::texture`]); the access is reported as a global load
+    /// of one texel per lane (the timing model sends it down the L1D path).
+    pub(super) fn tex(&mut self, m: u64) -> Result<MemAccess, SimError> {
+        let inst = self.inst();
+        let Operand::TexRef(id) = inst.src[0] else {
+            return Err(self.err(
+                SimErrorKind::TextureUnbound {
+                    name: String::from("?"),
+                },
+                None,
+                None,
+            ));
+        };
+        let name = self
+            .kernel
+            .textures
+            .get(id as usize)
+            .map_or("?", String::as_str);
+        let Some(desc) = self.cx.global.texture(name).copied() else {
+            return Err(self.err(
+                SimErrorKind::TextureUnbound {
+                    name: name.to_string(),
+                },
+                None,
+                None,
+            ));
+        };
+        let coord_float = inst.ty2 == Type::F32;
+        let float_result = inst.ty == Type::F32;
+        let (xs, ys) = match inst.src[1] {
+            Operand::Vector { regs, len } => (regs[0], if len > 1 { regs[1] } else { None }),
+            _ => (None, None),
+        };
+        let n = self.n;
+        let size = desc.texel_bytes() as usize;
+        let mut buf = [0u8; 16];
+        for l in lanes(m) {
+            let at = |r: Option<RegId>| r.map_or(0, |r| self.w.regs[r.0 as usize * n + l] as u32);
+            let addr = desc.texel_addr(at(xs), at(ys), coord_float);
+            self.w.addrs[l] = addr;
+            if !self.cx.global.read(addr, &mut buf[..size]) {
+                return Err(self.oob(Space::Global, addr, size, false, l));
+            }
+            let texel = intex::fetch_texel(&desc, &buf[..size], float_result);
+            if let Operand::Vector { regs, len } = inst.dst {
+                for (k, r) in regs[..len as usize].iter().enumerate() {
+                    if let Some(r) = r {
+                        let rb = u32::from(self.cx.info.reg_bits[r.0 as usize]);
+                        self.w.regs[r.0 as usize * n + l] = u64::from(texel[k]) & mask_bits(rb);
+                    }
+                }
+            }
+        }
+        Ok(MemAccess {
+            space: Space::Global,
+            size: size as u32,
+            write: false,
+            atomic: None,
+        })
     }
 }

@@ -41,6 +41,7 @@ use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::generate::Rng;
 use crate::workload::host::{ArgValue, Host, WorkloadError, download, upload};
+use crate::workload::textures::TextureSpec;
 use crate::workload::{Launch, Workload};
 
 /// Element type of a declared buffer.
@@ -125,6 +126,7 @@ struct Buffer {
 pub struct Buffers {
     buffers: Vec<Buffer>,
     params: Vec<toml::Value>,
+    textures: Vec<TextureSpec>,
     launch: Launch,
 }
 
@@ -387,9 +389,21 @@ impl Buffers {
                 };
             }
         }
+        let mut textures = Vec::new();
+        for (i, t) in launch.textures.iter().enumerate() {
+            let spec = TextureSpec::parse(t, i)?;
+            if !buffers.iter().any(|b: &Buffer| b.name == spec.buffer) {
+                return Err(WorkloadError::Args(format!(
+                    "textures[{i}] binds buffer `{}`, which is not declared",
+                    spec.buffer
+                )));
+            }
+            textures.push(spec);
+        }
         Ok(Buffers {
             buffers,
             params,
+            textures,
             launch,
         })
     }
@@ -427,6 +441,14 @@ impl Workload for Buffers {
         let mut addrs = Vec::new();
         for b in &self.buffers {
             addrs.push(upload::<u8>(host, &b.name, &b.init)?);
+        }
+        for t in &self.textures {
+            let k = self
+                .buffers
+                .iter()
+                .position(|b| b.name == t.buffer)
+                .expect("checked in Buffers::new");
+            host.bind_texture(&t.name, t.desc(addrs[k]))?;
         }
         let mut args = Vec::new();
         for (i, p) in self.params.iter().enumerate() {
