@@ -459,7 +459,7 @@ mod tests {
             assert_eq!(testp64(d, TestpOp::Finite), x.is_finite());
             assert_eq!(testp64(d, TestpOp::NotANumber), x.is_nan());
         }
-        assert_eq!(testp64(1e-310f64.to_bits(), TestpOp::Subnormal), true);
+        assert!(testp64(1e-310f64.to_bits(), TestpOp::Subnormal));
         assert_eq!(
             copysign((-1.0f32).to_bits().into(), 2.5f32.to_bits().into(), 32),
             u64::from((-2.5f32).to_bits())
