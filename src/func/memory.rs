@@ -57,7 +57,7 @@ impl GlobalMemory {
         desc: crate::func::texture::TextureDesc,
     ) -> Result<(), String> {
         desc.validate()?;
-        let last = desc.addr.checked_add(desc.extent() - 1);
+        let last = desc.addr.checked_add(desc.extent().saturating_sub(1));
         let inside = |a: u64| {
             self.allocs
                 .iter()

@@ -115,8 +115,9 @@ impl TextureDesc {
 
     /// Bytes from `addr` to the end of the last texel.
     pub fn extent(&self) -> u64 {
-        self.pitch * u64::from(self.height - 1)
-            + u64::from(self.width) * u64::from(self.texel_bytes())
+        self.pitch
+            .saturating_mul(u64::from(self.height.saturating_sub(1)))
+            .saturating_add(u64::from(self.width) * u64::from(self.texel_bytes()))
     }
 
     /// The address of the texel a fetch at coordinate `(x, y)` reads
@@ -132,9 +133,11 @@ impl TextureDesc {
             };
             i.clamp(0, i64::from(n) - 1) as u64
         };
+        // Wrapping: a binding is checked to lie inside an allocation, so
+        // these sums stay in range for every clamped index.
         self.addr
-            + index(y, self.height) * self.pitch
-            + index(x, self.width) * u64::from(self.texel_bytes())
+            .wrapping_add(index(y, self.height).wrapping_mul(self.pitch))
+            .wrapping_add(index(x, self.width) * u64::from(self.texel_bytes()))
     }
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate every kernels/cuda/nvcc/*.ptx from its .cu with nvcc, verbatim.
 # NVCC may point at any nvcc; the committed files were made with the one
-# named in README.md. Never edit a generated .ptx by hand.
+# in docs/kernels.md (nvcc 13.5). Never edit a generated .ptx by hand.
 set -euo pipefail
 cd "$(dirname "$0")"
 NVCC=${NVCC:-nvcc}
