@@ -37,6 +37,12 @@ pub fn compile(file: SourceFile) -> Result<Program, Diagnostics> {
 /// `benches/frontend.rs` measures.
 pub fn front_end(file: SourceFile) -> Result<(SourceFile, Module), Diagnostics> {
     let src: &str = &file.text;
+    if let Some(d) = crate::ptx::not_ptx::check(src) {
+        return Err(Diagnostics {
+            file,
+            list: vec![d],
+        });
+    }
     let (tokens, mut diags) = lexer::lex(src);
     let (ast, parse_diags) = parser::parse(src, &tokens);
     diags.extend(parse_diags);

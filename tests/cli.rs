@@ -18,7 +18,13 @@ fn gpusim(args: &[&str]) -> (i32, String, String) {
 #[test]
 fn check_accepts_every_shipped_kernel() {
     let mut args = vec!["check".to_string()];
-    for dir in ["kernels", "kernels/cuda", "kernels/sync"] {
+    for dir in [
+        "kernels",
+        "kernels/cuda",
+        "kernels/cuda/nvcc",
+        "kernels/old",
+        "kernels/sync",
+    ] {
         let mut v: Vec<String> =
             std::fs::read_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir))
                 .unwrap()

@@ -11,7 +11,9 @@ CLANG=${CLANG:-clang}
 # Opcodes (first dotted component of each instruction) allowed by PTX.md.
 ALLOWED="add sub mul mad div rem abs neg min max and or xor not shl shr popc clz
 brev bfe bfi fma sqrt rsqrt rcp ex2 lg2 sin cos mov cvt cvta ld st setp selp slct
-bra ret exit bar barrier membar fence nanosleep atom red shfl vote activemask"
+bra ret exit bar barrier membar fence nanosleep atom red shfl vote activemask
+mul24 mad24 sad prmt bfind shf dp4a dp2a copysign testp cnot fns lop3 addc subc
+madc tanh isspacep set ldu"
 
 status=0
 for cu in *.cu; do
@@ -27,7 +29,7 @@ for cu in *.cu; do
             case " $(echo $ALLOWED) " in *" $op "*) ;; *) echo "$op";; esac
           done)
   # Forms outside the subset that the opcode check alone would not catch.
-  forbidden=$(grep -nE '\.func|__local_depot|\.local|ld\.global\.nc|mov\.b(32|64)[^;]*\{|tex\.|suld|sust|prmt|mul24|sad\.' "$ptx" || true)
+  forbidden=$(grep -nE '\.func|__local_depot|\.local|tex\.|suld|sust|\.f16|cvt\.pack' "$ptx" || true)
   if [[ -n "$bad" || -n "$forbidden" ]]; then
     echo "$ptx: OUTSIDE SUBSET: opcodes [$(echo $bad)] ${forbidden}" >&2
     status=1

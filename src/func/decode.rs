@@ -316,7 +316,8 @@ fn fast_op(
         }
         _ => {}
     }
-    if t == Type::Pred {
+    if t == Type::Pred || mods.has(flag::CC) {
+        // `.cc` writes the carry flag: the general interpreter's job.
         return None;
     }
     let Operand::Reg(d) = inst.dst else {

@@ -41,7 +41,9 @@ impl OpClass {
     pub fn of(inst: &Inst) -> OpClass {
         let f64 = inst.ty == Type::F64 || inst.ty2 == Type::F64;
         match inst.op {
-            Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red | Opcode::Wait => OpClass::Mem,
+            Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red | Opcode::Wait | Opcode::Tex => {
+                OpClass::Mem
+            }
             Opcode::Bra | Opcode::Ret | Opcode::Exit => OpClass::Control,
             Opcode::Bar => OpClass::Barrier,
             Opcode::Membar | Opcode::Fence | Opcode::Nanosleep => OpClass::Sync,
@@ -52,7 +54,8 @@ impl OpClass {
             | Opcode::Ex2
             | Opcode::Lg2
             | Opcode::Sin
-            | Opcode::Cos => {
+            | Opcode::Cos
+            | Opcode::Tanh => {
                 if f64 {
                     OpClass::DpDiv
                 } else {
@@ -66,7 +69,10 @@ impl OpClass {
             },
             _ if f64 => OpClass::Dp,
             Opcode::Mul | Opcode::Mad | Opcode::Fma if inst.ty == Type::F32 => OpClass::FpMul,
-            Opcode::Mul | Opcode::Mad => OpClass::IntMul,
+            Opcode::Mul | Opcode::Mad | Opcode::Madc | Opcode::Mul24 | Opcode::Mad24 => {
+                OpClass::IntMul
+            }
+            Opcode::Dp4a | Opcode::Dp2a => OpClass::IntMul,
             _ if inst.ty == Type::F32 || inst.ty2 == Type::F32 => OpClass::FpAlu,
             _ => OpClass::IntAlu,
         }

@@ -67,6 +67,11 @@ pub enum SimErrorKind {
     },
     /// The run was stopped by its observer (`gpusim trace --limit`).
     Stopped,
+    /// A `tex` fetch from a texture reference the host never bound.
+    TextureUnbound {
+        /// The reference's name.
+        name: String,
+    },
     /// The launch itself is invalid (sizes, parameters).
     BadLaunch {
         /// Why.
@@ -223,6 +228,9 @@ impl fmt::Display for SimError {
                  named below loops at this PC"
             )?,
             SimErrorKind::Stopped => write!(f, "stopped by the trace's consumer")?,
+            SimErrorKind::TextureUnbound { name } => {
+                write!(f, "texture reference `{name}` is not bound")?
+            }
             SimErrorKind::BadLaunch { reason } => {
                 return write!(f, "cannot launch kernel `{}`: {reason}", self.kernel);
             }

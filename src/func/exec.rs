@@ -21,6 +21,8 @@ use crate::func::simt_stack::{Entry, NO_RPC};
 use crate::func::warp::{BarrierWait, PendingAtomic, Warp};
 use crate::ir::*;
 
+mod ext;
+
 /// Launch-wide values the special registers read.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LaunchEnv {
@@ -38,9 +40,11 @@ pub struct LaunchEnv {
     pub nwarpid: u32,
     /// `%clock64` (the timing model's cycle; functional mode: instructions executed).
     pub clock: u64,
-    /// `%dynamic_smem_size`: the launch's dynamic shared memory per CTA.
+    /// `%gridid`: the launch's sequence number within its run.
+    pub gridid: u64,
+    /// `%dynamic_smem_size`: dynamic shared memory bytes of the launch.
     pub dynamic_smem: u32,
-    /// `%total_smem_size`: static plus dynamic shared memory per CTA.
+    /// `%total_smem_size`: shared memory bytes of a CTA (static + dynamic).
     pub total_smem: u32,
 }
 
@@ -85,6 +89,8 @@ enum Val {
     Tid(usize),
     Lane,
     Pred(usize, bool),
+    /// `%lanemask_*`: depends on the reading lane.
+    LaneMask(LaneMaskKind),
 }
 
 #[inline(always)]
@@ -95,6 +101,7 @@ fn get(w: &Warp, v: Val, lane: usize) -> u64 {
         Val::Tid(d) => u64::from(w.tid[d][lane]),
         Val::Lane => lane as u64,
         Val::Pred(p, neg) => (w.preds[p] >> lane & 1) ^ u64::from(neg),
+        Val::LaneMask(k) => u64::from(k.mask(lane as u32)),
     }
 }
 
@@ -113,6 +120,8 @@ fn special(e: &LaunchEnv, warp_id: u32, s: SpecialReg) -> Val {
         SpecialReg::NSmId => Val::Imm(u64::from(e.nsmid)),
         SpecialReg::Clock => Val::Imm(e.clock & 0xffff_ffff),
         SpecialReg::Clock64 | SpecialReg::GlobalTimer => Val::Imm(e.clock),
+        SpecialReg::LaneMask(k) => Val::LaneMask(k),
+        SpecialReg::GridId => Val::Imm(e.gridid),
         SpecialReg::DynamicSmemSize => Val::Imm(u64::from(e.dynamic_smem)),
         SpecialReg::TotalSmemSize => Val::Imm(u64::from(e.total_smem)),
     }
@@ -219,6 +228,11 @@ fn fetch(w: &Warp, v: Val, n: usize, out: &mut [u64; 64]) {
                 *o = bits >> l & 1;
             }
         }
+        Val::LaneMask(k) => {
+            for (l, o) in out[..n].iter_mut().enumerate() {
+                *o = u64::from(k.mask(l as u32));
+            }
+        }
     }
 }
 
@@ -305,6 +319,13 @@ fn fetch_n<const N: usize>(w: &Warp, v: Val) -> [u64; N] {
             let mut r = [0u64; N];
             for (l, v) in r.iter_mut().enumerate() {
                 *v = bits >> l & 1;
+            }
+            r
+        }
+        Val::LaneMask(k) => {
+            let mut r = [0u64; N];
+            for (l, v) in r.iter_mut().enumerate() {
+                *v = u64::from(k.mask(l as u32));
             }
             r
         }
@@ -1201,6 +1222,10 @@ pub fn exec_into(w: &mut Warp, cx: &mut ExecCtx<'_>, out: &mut DynInst) -> Resul
             });
             e.w.stack.goto(pc + 1);
         }
+        Opcode::Tex => {
+            d.mem = Some(e.tex(exec_mask)?);
+            e.w.stack.goto(pc + 1);
+        }
         Opcode::Shfl => {
             e.shfl(exec_mask);
             e.w.stack.goto(pc + 1);
@@ -1226,6 +1251,9 @@ impl<'a> Exec<'_, '_, 'a> {
 
     /// Arithmetic, logic, moves, conversions, comparisons, selects.
     fn alu(&mut self, m: u64) {
+        if self.alu_ext(m) {
+            return;
+        }
         let inst = self.inst();
         let t = inst.ty;
         let tb = t.bits();

@@ -261,6 +261,7 @@ pub fn run(
                     nsmid: cfg.nsm.max(1),
                     nwarpid: 64,
                     clock: stats.warp_insts,
+                    gridid: 0,
                     dynamic_smem: cfg.dynamic_shared,
                     total_smem: shared_bytes as u32,
                 };

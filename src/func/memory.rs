@@ -34,6 +34,8 @@ pub struct GlobalMemory {
     allocs: Vec<Allocation>,
     next: u64,
     last_hit: usize,
+    /// Texture references bound by the host, by name.
+    textures: std::collections::BTreeMap<String, crate::func::texture::TextureDesc>,
 }
 
 impl GlobalMemory {
@@ -43,6 +45,7 @@ impl GlobalMemory {
             allocs: Vec::new(),
             next: GLOBAL_BASE,
             last_hit: 0,
+            textures: Default::default(),
         }
     }
 
@@ -53,6 +56,39 @@ impl GlobalMemory {
             h.write_u64(a.base);
             h.write(&a.bytes);
         }
+    }
+
+    /// Binds texture reference `name` to `desc` (replacing an earlier
+    /// binding). `Err` says why the description does not fit memory.
+    pub fn bind_texture(
+        &mut self,
+        name: &str,
+        desc: crate::func::texture::TextureDesc,
+    ) -> Result<(), String> {
+        desc.validate()?;
+        let last = desc.addr.checked_add(desc.extent().saturating_sub(1));
+        let inside = |a: u64| {
+            self.allocs
+                .iter()
+                .any(|x| a >= x.base && a - x.base < x.bytes.len() as u64)
+        };
+        match last {
+            Some(l) if inside(desc.addr) && inside(l) => {}
+            _ => {
+                return Err(format!(
+                    "texture `{name}` ({} bytes at {:#x}) is not inside an allocation",
+                    desc.extent(),
+                    desc.addr
+                ));
+            }
+        }
+        self.textures.insert(name.to_string(), desc);
+        Ok(())
+    }
+
+    /// The binding of texture reference `name`, if bound.
+    pub fn texture(&self, name: &str) -> Option<&crate::func::texture::TextureDesc> {
+        self.textures.get(name)
     }
 
     /// Allocates `size` zeroed bytes named `name` (for messages), aligned

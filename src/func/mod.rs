@@ -13,11 +13,13 @@ pub mod dyninst;
 pub mod error;
 pub mod exec;
 pub mod float;
+pub mod intops;
 pub mod launch;
 pub mod layout;
 pub mod memory;
 pub mod simt_stack;
 pub mod spin;
+pub mod texture;
 pub mod warp;
 
 pub use dyninst::{DynInst, OpClass};

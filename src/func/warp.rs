@@ -87,6 +87,9 @@ pub struct Warp {
     /// Operand buffers of the interpreter (3 × 64 lanes, allocated on first
     /// use), kept to avoid zeroing stack arrays on every instruction.
     pub scratch: Vec<u64>,
+    /// The carry flag (`CC.CF`) of each lane, written by `.cc` instructions
+    /// and read by `addc`/`subc`/`madc`.
+    pub carry: u64,
 }
 
 impl Warp {
@@ -131,6 +134,7 @@ impl Warp {
             atomic_pool: Vec::new(),
             executed: 0,
             scratch: Vec::new(),
+            carry: 0,
         }
     }
 

@@ -233,6 +233,46 @@ pub enum Opcode {
     Activemask,
     /// gpusim extension: `wait.global.b32 [a], expected;` (AWG MonR/MonRS).
     Wait,
+    /// `mul24.lo/.hi`: product of the low 24 bits of each operand.
+    Mul24,
+    /// `mad24.lo/.hi`: `mul24` plus a third operand.
+    Mad24,
+    /// `sad`: `c + |a - b|`.
+    Sad,
+    /// `prmt.b32`: byte permute (mode in [`Mods::prmt`]).
+    Prmt,
+    /// `bfind`: position of the most significant non-sign bit.
+    Bfind,
+    /// `shf.l/.r.wrap/.clamp.b32`: funnel shift.
+    Shf,
+    /// `dp4a.atype.btype`: four-way byte dot product and accumulate.
+    Dp4a,
+    /// `dp2a.lo/.hi.atype.btype`: two-way 16×8-bit dot product and accumulate.
+    Dp2a,
+    /// `copysign.f32/.f64 d, a, b`: `b` with the sign of `a`.
+    Copysign,
+    /// `testp.op.f32/.f64 p, a`: float class test (op in [`Mods::testp`]).
+    Testp,
+    /// `cnot`: `a == 0 ? 1 : 0`.
+    Cnot,
+    /// `fns.b32 d, mask, base, offset`: find the n-th set bit.
+    Fns,
+    /// `lop3.b32 d, a, b, c, immLut`: arbitrary three-input logic.
+    Lop3,
+    /// `addc`: add with carry-in (`.cc` also writes the carry).
+    Addc,
+    /// `subc`: subtract with borrow-in (`.cc` also writes the borrow).
+    Subc,
+    /// `madc`: multiply-add with carry-in.
+    Madc,
+    /// `tanh.approx.f32`.
+    Tanh,
+    /// `isspacep.space p, a`: does generic address `a` fall in the space?
+    Isspacep,
+    /// `set.cmp.dtype.stype d, a, b`: comparison to all ones / 1.0 or zero.
+    Set,
+    /// `tex.1d/.2d.v4.dtype.ctype d, [texref, {coords}]`: texture fetch.
+    Tex,
 }
 
 impl Opcode {
@@ -289,6 +329,27 @@ impl Opcode {
         ("vote", Opcode::Vote),
         ("activemask", Opcode::Activemask),
         ("wait", Opcode::Wait),
+        ("ldu", Opcode::Ld),
+        ("mul24", Opcode::Mul24),
+        ("mad24", Opcode::Mad24),
+        ("sad", Opcode::Sad),
+        ("prmt", Opcode::Prmt),
+        ("bfind", Opcode::Bfind),
+        ("shf", Opcode::Shf),
+        ("dp4a", Opcode::Dp4a),
+        ("dp2a", Opcode::Dp2a),
+        ("copysign", Opcode::Copysign),
+        ("testp", Opcode::Testp),
+        ("cnot", Opcode::Cnot),
+        ("fns", Opcode::Fns),
+        ("lop3", Opcode::Lop3),
+        ("addc", Opcode::Addc),
+        ("subc", Opcode::Subc),
+        ("madc", Opcode::Madc),
+        ("tanh", Opcode::Tanh),
+        ("isspacep", Opcode::Isspacep),
+        ("set", Opcode::Set),
+        ("tex", Opcode::Tex),
     ];
 
     /// Looks an opcode up by its spelling.
@@ -344,6 +405,27 @@ impl Opcode {
             "vote" => Opcode::Vote,
             "activemask" => Opcode::Activemask,
             "wait" => Opcode::Wait,
+            "ldu" => Opcode::Ld,
+            "mul24" => Opcode::Mul24,
+            "mad24" => Opcode::Mad24,
+            "sad" => Opcode::Sad,
+            "prmt" => Opcode::Prmt,
+            "bfind" => Opcode::Bfind,
+            "shf" => Opcode::Shf,
+            "dp4a" => Opcode::Dp4a,
+            "dp2a" => Opcode::Dp2a,
+            "copysign" => Opcode::Copysign,
+            "testp" => Opcode::Testp,
+            "cnot" => Opcode::Cnot,
+            "fns" => Opcode::Fns,
+            "lop3" => Opcode::Lop3,
+            "addc" => Opcode::Addc,
+            "subc" => Opcode::Subc,
+            "madc" => Opcode::Madc,
+            "tanh" => Opcode::Tanh,
+            "isspacep" => Opcode::Isspacep,
+            "set" => Opcode::Set,
+            "tex" => Opcode::Tex,
             _ => return None,
         })
     }
@@ -519,31 +601,41 @@ pub enum Scope {
 /// Boolean modifiers, as bits of [`Mods::flags`].
 pub mod flag {
     /// `.ftz`: flush subnormals to zero.
-    pub const FTZ: u16 = 1 << 0;
+    pub const FTZ: u32 = 1 << 0;
     /// `.sat`: saturate.
-    pub const SAT: u16 = 1 << 1;
+    pub const SAT: u32 = 1 << 1;
     /// `.approx`
-    pub const APPROX: u16 = 1 << 2;
+    pub const APPROX: u32 = 1 << 2;
     /// `.full`
-    pub const FULL: u16 = 1 << 3;
+    pub const FULL: u32 = 1 << 3;
     /// `.volatile`
-    pub const VOLATILE: u16 = 1 << 4;
+    pub const VOLATILE: u32 = 1 << 4;
     /// `.uni`: the branch is known non-divergent.
-    pub const UNI: u16 = 1 << 5;
+    pub const UNI: u32 = 1 << 5;
     /// `.wait`: a gpusim waiting-atomic extension (AWG).
-    pub const WAIT: u16 = 1 << 6;
+    pub const WAIT: u32 = 1 << 6;
     /// `cvta.to`: generic → space (otherwise space → generic).
-    pub const TO: u16 = 1 << 7;
+    pub const TO: u32 = 1 << 7;
     /// `.relaxed`
-    pub const RELAXED: u16 = 1 << 8;
+    pub const RELAXED: u32 = 1 << 8;
     /// `.acquire`
-    pub const ACQUIRE: u16 = 1 << 9;
+    pub const ACQUIRE: u32 = 1 << 9;
     /// `.release`
-    pub const RELEASE: u16 = 1 << 10;
+    pub const RELEASE: u32 = 1 << 10;
     /// `.acq_rel` / `.sc`
-    pub const ACQ_REL: u16 = 1 << 11;
+    pub const ACQ_REL: u32 = 1 << 11;
     /// `.aligned`
-    pub const ALIGNED: u16 = 1 << 12;
+    pub const ALIGNED: u32 = 1 << 12;
+    /// `.cc`: the instruction writes the carry (borrow) flag.
+    pub const CC: u32 = 1 << 13;
+    /// `shf.r` (otherwise `shf.l`).
+    pub const SHF_RIGHT: u32 = 1 << 14;
+    /// `shf.clamp` (otherwise `.wrap`).
+    pub const SHF_CLAMP: u32 = 1 << 15;
+    /// `bfind.shiftamt`: the result is `width - 1 - position`.
+    pub const SHIFTAMT: u32 = 1 << 16;
+    /// `.sync` written (`vote.sync`, `shfl.sync`); old `vote` has no mask.
+    pub const SYNC: u32 = 1 << 17;
 }
 
 /// Every modifier of an instruction, decoded.
@@ -571,13 +663,57 @@ pub struct Mods {
     pub bar: BarKind,
     /// Memory scope.
     pub scope: Scope,
+    /// `prmt` mode.
+    pub prmt: PrmtMode,
+    /// `testp` class.
+    pub testp: TestpOp,
+    /// `tex` geometry: 1 (`.1d`) or 2 (`.2d`).
+    pub tex_dims: u8,
     /// Boolean modifiers ([`flag`]).
-    pub flags: u16,
+    pub flags: u32,
+}
+
+/// Mode of `prmt.b32` (PTX ISA "prmt").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PrmtMode {
+    /// No mode: each selector nibble picks a byte (bit 3 replicates its sign).
+    #[default]
+    Generic,
+    /// `.f4e`: forward 4 extract.
+    F4e,
+    /// `.b4e`: backward 4 extract.
+    B4e,
+    /// `.rc8`: replicate byte 8 times.
+    Rc8,
+    /// `.ecl`: edge clamp left.
+    Ecl,
+    /// `.ecr`: edge clamp right.
+    Ecr,
+    /// `.rc16`: replicate a 16-bit half.
+    Rc16,
+}
+
+/// Class tested by `testp` (PTX ISA "testp").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum TestpOp {
+    /// `.finite`: neither infinite nor NaN.
+    #[default]
+    Finite,
+    /// `.infinite`: ±∞.
+    Infinite,
+    /// `.number`: not NaN.
+    Number,
+    /// `.notanumber`: NaN.
+    NotANumber,
+    /// `.normal`: a normal number (not zero, subnormal, ∞ or NaN).
+    Normal,
+    /// `.subnormal`: a non-zero subnormal.
+    Subnormal,
 }
 
 impl Mods {
     /// True if `f` (a [`flag`] bit) is set.
-    pub fn has(&self, f: u16) -> bool {
+    pub fn has(&self, f: u32) -> bool {
         self.flags & f != 0
     }
 }
@@ -609,11 +745,45 @@ pub enum SpecialReg {
     Clock64,
     /// `%globaltimer` (64 bits)
     GlobalTimer,
-    /// `%dynamic_smem_size`: bytes of dynamic shared memory per CTA.
+    /// `%lanemask_eq`, `%lanemask_le`, `%lanemask_lt`, `%lanemask_ge`,
+    /// `%lanemask_gt`: lanes relative to the reading lane.
+    LaneMask(LaneMaskKind),
+    /// `%gridid` (64 bits): the launch's grid id.
+    GridId,
+    /// `%dynamic_smem_size`: bytes of dynamic shared memory of the launch.
     DynamicSmemSize,
-    /// `%total_smem_size`: bytes of shared memory per CTA, static plus
-    /// dynamic.
+    /// `%total_smem_size`: static plus dynamic shared memory of the CTA.
     TotalSmemSize,
+}
+
+/// Which `%lanemask_*` register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LaneMaskKind {
+    /// `%lanemask_eq`: the reading lane's bit.
+    Eq,
+    /// `%lanemask_le`: lanes at or below.
+    Le,
+    /// `%lanemask_lt`: lanes below.
+    Lt,
+    /// `%lanemask_ge`: lanes at or above.
+    Ge,
+    /// `%lanemask_gt`: lanes above.
+    Gt,
+}
+
+impl LaneMaskKind {
+    /// The mask for lane `lane` (0..32) of a 32-lane warp.
+    pub fn mask(self, lane: u32) -> u32 {
+        let eq = 1u32 << (lane & 31);
+        let lt = eq - 1;
+        match self {
+            LaneMaskKind::Eq => eq,
+            LaneMaskKind::Lt => lt,
+            LaneMaskKind::Le => lt | eq,
+            LaneMaskKind::Ge => !lt,
+            LaneMaskKind::Gt => !(lt | eq),
+        }
+    }
 }
 
 impl SpecialReg {
@@ -644,6 +814,12 @@ impl SpecialReg {
             "%clock" => SpecialReg::Clock,
             "%clock64" => SpecialReg::Clock64,
             "%globaltimer" => SpecialReg::GlobalTimer,
+            "%lanemask_eq" => SpecialReg::LaneMask(LaneMaskKind::Eq),
+            "%lanemask_le" => SpecialReg::LaneMask(LaneMaskKind::Le),
+            "%lanemask_lt" => SpecialReg::LaneMask(LaneMaskKind::Lt),
+            "%lanemask_ge" => SpecialReg::LaneMask(LaneMaskKind::Ge),
+            "%lanemask_gt" => SpecialReg::LaneMask(LaneMaskKind::Gt),
+            "%gridid" => SpecialReg::GridId,
             "%dynamic_smem_size" => SpecialReg::DynamicSmemSize,
             "%total_smem_size" => SpecialReg::TotalSmemSize,
             _ => return None,
@@ -653,7 +829,7 @@ impl SpecialReg {
     /// The type a read of the register has.
     pub fn ty(self) -> Type {
         match self {
-            SpecialReg::Clock64 | SpecialReg::GlobalTimer => Type::U64,
+            SpecialReg::Clock64 | SpecialReg::GlobalTimer | SpecialReg::GridId => Type::U64,
             _ => Type::U32,
         }
     }
@@ -713,6 +889,8 @@ pub enum Operand {
     },
     /// A branch target.
     Target(InstId),
+    /// A texture reference, as an index into [`Kernel::textures`].
+    TexRef(u32),
 }
 
 /// A guard predicate (`@p` / `@!p`).
@@ -850,6 +1028,9 @@ pub struct Kernel {
     pub reqntid: Option<[u32; 3]>,
     /// `.maxnreg`: at most this many registers per thread.
     pub maxnreg: Option<u32>,
+    /// Texture references of the module, by name (what
+    /// [`Operand::TexRef`] indexes).
+    pub textures: Vec<String>,
 }
 
 impl Kernel {

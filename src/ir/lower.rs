@@ -21,14 +21,15 @@ pub fn lower(m: &ast::Module<'_>, src: &str) -> (Module, Vec<Diagnostic>) {
     let lines = LineIndex::new(src);
     if let Some((size, span)) = m.address_size
         && size != 64
+        && size != 32
     {
         diags.push(
             Diagnostic::new(
                 "gpusim::lower::unsupported",
                 format!("`.address_size {size}` is not supported"),
             )
-            .label(span, "only 64-bit addressing is modelled")
-            .help("compile with `.address_size 64` (the default for sm_20 and later)"),
+            .label(span, "only 32- and 64-bit addressing exist")
+            .help("write `.address_size 64` (or 32 for 32-bit pointers)"),
         );
     }
     let mut globals = Vec::new();
@@ -46,6 +47,26 @@ pub fn lower(m: &ast::Module<'_>, src: &str) -> (Module, Vec<Diagnostic>) {
                 globals.push(v);
             }
         }
+    }
+    let mut textures: Vec<String> = Vec::new();
+    for t in &m.textures {
+        if t.kind.text == ".samplerref" || t.kind.text == ".surfref" {
+            // Declarations are accepted; only `.texref` fetches are modelled.
+            continue;
+        }
+        if textures.iter().any(|n| n == t.name.text)
+            || globals.iter().any(|g| g.name == t.name.text)
+        {
+            diags.push(
+                Diagnostic::new(
+                    "gpusim::lower::duplicate_declaration",
+                    format!("`{}` is declared twice", t.name.text),
+                )
+                .label(t.name.span, "second declaration"),
+            );
+            continue;
+        }
+        textures.push(t.name.text.to_string());
     }
     let mut kernels: Vec<Kernel> = Vec::new();
     let mut seen: HashMap<&str, Span> = HashMap::default();
@@ -79,6 +100,7 @@ pub fn lower(m: &ast::Module<'_>, src: &str) -> (Module, Vec<Diagnostic>) {
         }
         let Some(body) = &f.body else { continue };
         let mut cx = KernelCx::new(f, &globals, &lines, &mut diags);
+        cx.textures = textures.clone();
         cx.declare(body);
         cx.instructions(body);
         kernels.push(cx.finish(f));
@@ -377,6 +399,8 @@ enum Slot {
     Target,
     /// A register or a variable (its address): `mov`/`cvta` sources.
     SrcOrSymbol(Type),
+    /// `[texref, {coords}]` with coordinates of the type.
+    Tex(Type),
 }
 
 impl Slot {
@@ -384,7 +408,7 @@ impl Slot {
     fn is_destination(self, op: Opcode) -> bool {
         match self {
             Slot::Dst(..) | Slot::DstPred { .. } | Slot::ShflDst => true,
-            Slot::Data(..) => op == Opcode::Ld,
+            Slot::Data(..) => op == Opcode::Ld || op == Opcode::Tex,
             _ => false,
         }
     }
@@ -408,6 +432,8 @@ struct KernelCx<'a, 'd> {
     labels: HashMap<&'a str, (InstId, Span)>,
     label_list: Vec<(String, InstId)>,
     insts: Vec<Inst>,
+    /// The module's texture references.
+    textures: Vec<String>,
 }
 
 const NO_REG: u32 = u32::MAX;
@@ -435,6 +461,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             labels: HashMap::default(),
             label_list: Vec::new(),
             insts: Vec::new(),
+            textures: Vec::new(),
         };
         for g in globals {
             cx.var_ids
@@ -609,6 +636,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             maxntid: f.maxntid,
             reqntid: f.reqntid,
             maxnreg: f.maxnreg,
+            textures: self.textures,
         }
     }
 
@@ -953,6 +981,11 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             if n == 0 && slot.is_destination(op) {
                 inst.dst = a;
                 inst.dst2 = b;
+            } else if let Slot::Tex(_) = slot {
+                // The reference, then the coordinate vector.
+                inst.src[inst.nsrc as usize] = a;
+                inst.src[inst.nsrc as usize + 1] = b;
+                inst.nsrc += 2;
             } else {
                 inst.src[inst.nsrc as usize] = a;
                 inst.nsrc += 1;
@@ -1032,6 +1065,11 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             }
             (Slot::Dst(t, relaxed), A::Name(id)) => {
                 self.data_reg(*id, t, relaxed, opcode).map(|r| (r, none))
+            }
+            (Slot::Dst(t, _) | Slot::SrcOrSymbol(t), A::Vector(names, span))
+                if opcode.split('.').next() == Some("mov") =>
+            {
+                self.mov_vector(t, names, *span, opcode).map(|v| (v, none))
             }
             (Slot::Data(t, relaxed), A::Name(id)) if mods.vec <= 1 => {
                 self.data_reg(*id, t, relaxed, opcode).map(|r| (r, none))
@@ -1119,6 +1157,9 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                     }
                 }
             }
+            (Slot::Tex(ct), A::TexAddr { tex, coords, span }) => {
+                self.tex_operand(*tex, coords, *span, ct, mods, opcode)
+            }
             (Slot::Addr, A::Address { base, offset, span }) => {
                 self.address(*base, *offset, *span, opcode, mods)
             }
@@ -1150,6 +1191,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                     Slot::Data(..) => "a register or a vector of registers",
                     Slot::Addr => "a memory address `[…]`",
                     Slot::Target => "a label",
+                    Slot::Tex(_) => "a texture operand `[texref, {x, y}]`",
                 };
                 self.err(
                     Diagnostic::new(
@@ -1161,6 +1203,116 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 None
             }
         }
+    }
+
+    /// `[texref, {x}]` / `[texref, {x, y}]`: the reference's index and the
+    /// coordinate registers (as many as the geometry's dimensions).
+    fn tex_operand(
+        &mut self,
+        tex: Ident<'a>,
+        coords: &[Ident<'a>],
+        span: Span,
+        ct: Type,
+        mods: &Mods,
+        opcode: &str,
+    ) -> Option<(Operand, Operand)> {
+        let Some(id) = self.textures.iter().position(|n| n == tex.text) else {
+            let sugg =
+                closest(tex.text, self.textures.iter().map(String::as_str)).map(str::to_string);
+            let mut d = Diagnostic::new(
+                "gpusim::lower::undefined_symbol",
+                format!("texture reference `{}` is not declared", tex.text),
+            )
+            .label(tex.span, "no `.texref` of this name");
+            d = match sugg {
+                Some(s) => d.help(format!("did you mean `{s}`?")),
+                None => d.help(format!(
+                    "declare it at module scope: `.global .texref {};`",
+                    tex.text
+                )),
+            };
+            self.err(d);
+            return None;
+        };
+        let dims = usize::from(mods.tex_dims);
+        if coords.len() != dims {
+            self.err(
+                Diagnostic::new(
+                    "gpusim::lower::bad_vector_width",
+                    format!(
+                        "`{opcode}` takes {dims} coordinate{}, found {}",
+                        if dims == 1 { "" } else { "s" },
+                        coords.len()
+                    ),
+                )
+                .label(span, format!("{} coordinates", coords.len()))
+                .help(if dims == 1 {
+                    "write `[tex, {%r1}]`"
+                } else {
+                    "write `[tex, {%r1, %r2}]`"
+                }),
+            );
+            return None;
+        }
+        let mut regs = [None; 4];
+        let mut ok = true;
+        for (k, c) in coords.iter().enumerate() {
+            match self.data_reg(*c, ct, false, opcode) {
+                Some(Operand::Reg(r)) => regs[k] = Some(r),
+                _ => ok = false,
+            }
+        }
+        ok.then_some((
+            Operand::TexRef(id as u32),
+            Operand::Vector {
+                regs,
+                len: coords.len() as u8,
+            },
+        ))
+    }
+
+    /// The `{a, b}` of `mov.b64 d, {a, b}` (pack) or `mov.b64 {a, b}, s`
+    /// (unpack): 2 or 4 registers that split the type's bits evenly.
+    fn mov_vector(
+        &mut self,
+        t: Type,
+        names: &[Ident<'a>],
+        span: Span,
+        opcode: &str,
+    ) -> Option<Operand> {
+        let len = names.len() as u32;
+        let ebits = if matches!(len, 2 | 4) && t.kind() == TypeKind::Bits {
+            t.bits() / len
+        } else {
+            0
+        };
+        if ebits < 8 {
+            self.err(
+                Diagnostic::new(
+                    "gpusim::lower::bad_vector_width",
+                    format!("`{opcode}` cannot split into {len} elements"),
+                )
+                .label(span, format!("{len} registers"))
+                .help("pack or unpack with `mov.b64 {%r1, %r2}` or `mov.b32 {%h1, %h2}`"),
+            );
+            return None;
+        }
+        let et = bits_type(ebits);
+        let mut regs = [None; 4];
+        let mut ok = true;
+        for (k, n) in names.iter().enumerate() {
+            if n.text == "_" {
+                continue;
+            }
+            match self.data_reg(*n, et, false, opcode) {
+                Some(Operand::Reg(r)) => regs[k] = Some(r),
+                _ => ok = false,
+            }
+        }
+        ok.then_some(Operand::Vector {
+            regs,
+            len: len as u8,
+        })
     }
 
     fn data_reg(&mut self, id: Ident<'a>, t: Type, relaxed: bool, opcode: &str) -> Option<Operand> {
@@ -1198,7 +1350,18 @@ impl<'a, 'd> KernelCx<'a, 'd> {
         symbol_ok: bool,
     ) -> Option<Operand> {
         if let Some(s) = SpecialReg::from_name(id.text) {
-            if s.ty().bits() != t.bits() && !(relaxed && t.bits() <= s.ty().bits()) || t.is_float()
+            // PTX 1.x declares %tid, %ntid, %ctaid, %nctaid as 16-bit
+            // (`mov.u16 %rh1, %ctaid.x;` in nvopencc output): read the low half.
+            let old_16 = t.bits() == 16
+                && matches!(
+                    s,
+                    SpecialReg::Tid(_)
+                        | SpecialReg::Ntid(_)
+                        | SpecialReg::Ctaid(_)
+                        | SpecialReg::Nctaid(_)
+                );
+            if (s.ty().bits() != t.bits() && !(relaxed && t.bits() <= s.ty().bits()) && !old_16)
+                || t.is_float()
             {
                 self.err(
                     Diagnostic::new(
@@ -1408,6 +1571,14 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 continue;
             }
             let accepted = match (op, m) {
+                (Opcode::Tex, "v4") => {
+                    mods.vec = 4;
+                    true
+                }
+                (Opcode::Tex, "1d" | "2d") if mods.tex_dims == 0 => {
+                    mods.tex_dims = if m == "1d" { 1 } else { 2 };
+                    true
+                }
                 (_, "v2" | "v4") if matches!(op, Opcode::Ld | Opcode::St) => {
                     mods.vec = if m == "v2" { 2 } else { 4 };
                     true
@@ -1487,6 +1658,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                     | Opcode::Cos
                     | Opcode::Cvt
                     | Opcode::Setp
+                    | Opcode::Set
                     | Opcode::Slct,
                     "ftz",
                 ) => {
@@ -1596,12 +1768,12 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                     mods.scope = Scope::Sys;
                     true
                 }
-                (Opcode::Setp, _) if !saw_cmp && cmp_op(m).is_some() => {
+                (Opcode::Setp | Opcode::Set, _) if !saw_cmp && cmp_op(m).is_some() => {
                     mods.cmp = cmp_op(m).unwrap_or_default();
                     saw_cmp = true;
                     true
                 }
-                (Opcode::Setp, "and" | "or" | "xor") if saw_cmp => {
+                (Opcode::Setp | Opcode::Set, "and" | "or" | "xor") if saw_cmp => {
                     mods.bool_op = Some(match m {
                         "and" => BoolOp::And,
                         "or" => BoolOp::Or,
@@ -1648,6 +1820,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 }
                 (Opcode::Shfl | Opcode::Vote, "sync") if !saw_sync => {
                     saw_sync = true;
+                    mods.flags |= flag::SYNC;
                     true
                 }
                 (Opcode::Shfl, "up" | "down" | "bfly" | "idx") if !saw_mode => {
@@ -1670,7 +1843,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                     saw_mode = true;
                     true
                 }
-                _ => false,
+                _ => self.decode_more(op, m, &mut mods, &mut saw_mode),
             };
             if !accepted {
                 self.err(
@@ -1699,7 +1872,20 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             Opcode::Shfl | Opcode::Vote if !saw_mode => {
                 need.push("a mode such as `.down` or `.any`")
             }
-            Opcode::Shfl | Opcode::Vote if !saw_sync => need.push("`.sync`"),
+            Opcode::Shfl if !saw_sync => need.push("`.sync`"),
+            Opcode::Mul24 | Opcode::Mad24 | Opcode::Dp2a if !saw_mode => {
+                need.push("`.lo` or `.hi`")
+            }
+            Opcode::Shf if !saw_mode => need.push("a direction `.l` or `.r`"),
+            Opcode::Shf if !mods.has(SHF_MODE_SEEN) => need.push("a mode `.wrap` or `.clamp`"),
+            Opcode::Testp if !saw_mode => need.push("a class such as `.finite`"),
+            Opcode::Tanh if !mods.has(flag::APPROX) => need.push("`.approx`"),
+            Opcode::Isspacep if mods.space == Space::Generic => {
+                need.push("a state space such as `.shared`")
+            }
+            Opcode::Set if !saw_cmp => need.push("a comparison such as `.lt`"),
+            Opcode::Tex if mods.tex_dims == 0 => need.push("a geometry `.1d` or `.2d`"),
+            Opcode::Tex if mods.vec != 4 => need.push("`.v4`"),
             Opcode::Bar if !saw_bar => need.push("`.sync`, `.arrive` or `.red`"),
             Opcode::Bar
                 if mods.bar == BarKind::RedPopc
@@ -1726,7 +1912,13 @@ impl<'a, 'd> KernelCx<'a, 'd> {
         }
         // Types.
         let want_types = match op {
-            Opcode::Cvt | Opcode::Slct => 2,
+            Opcode::Cvt
+            | Opcode::Slct
+            | Opcode::Set
+            | Opcode::Dp4a
+            | Opcode::Dp2a
+            | Opcode::Tex => 2,
+            Opcode::Isspacep => 0,
             Opcode::Bra | Opcode::Ret | Opcode::Exit | Opcode::Membar | Opcode::Fence => 0,
             Opcode::Bar => usize::from(matches!(
                 mods.bar,
@@ -1778,6 +1970,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 }
                 Opcode::Cvta => mods.space != Space::Param,
                 Opcode::Ld if mods.has(flag::WAIT) => mods.space == Space::Global,
+                Opcode::Ld if base == "ldu" => matches!(mods.space, Space::Global | Space::Generic),
                 _ => true,
             } && !(op == Opcode::Atom && mods.has(flag::WAIT) && mods.space != Space::Global);
         if !space_ok {
@@ -1790,6 +1983,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 Opcode::St => "`.global`, `.shared` or `.local`",
                 Opcode::Atom | Opcode::Red if !mods.has(flag::WAIT) => "`.global` or `.shared`",
                 Opcode::Cvta => "`.global`, `.shared`, `.local` or `.const`",
+                Opcode::Ld if base == "ldu" => "`.global`",
                 _ => "`.global` (waiting atomics are gpusim extensions on global memory)",
             };
             self.err(
@@ -1840,9 +2034,105 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             );
             return None;
         }
+        mods.flags &= !SHF_MODE_SEEN;
         Some(Decoded { op, types, mods })
     }
+
+    /// Modifiers of the opcodes added for compiler-shaped PTX (integer
+    /// intrinsics, carry chains, old and special forms); `true` if `m` is
+    /// accepted on `op` (and recorded in `mods`).
+    fn decode_more(&mut self, op: Opcode, m: &str, mods: &mut Mods, saw_mode: &mut bool) -> bool {
+        match (op, m) {
+            (Opcode::Mul24 | Opcode::Mad24 | Opcode::Dp2a | Opcode::Madc, "lo" | "hi")
+                if !*saw_mode =>
+            {
+                mods.mul = if m == "lo" { MulMode::Lo } else { MulMode::Hi };
+                *saw_mode = true;
+                true
+            }
+            (Opcode::Mad24, "sat") => {
+                mods.flags |= flag::SAT;
+                true
+            }
+            (
+                Opcode::Add
+                | Opcode::Sub
+                | Opcode::Mad
+                | Opcode::Addc
+                | Opcode::Subc
+                | Opcode::Madc,
+                "cc",
+            ) if !mods.has(flag::CC) => {
+                mods.flags |= flag::CC;
+                true
+            }
+            (Opcode::Prmt, _) if mods.prmt == PrmtMode::Generic => {
+                mods.prmt = match m {
+                    "f4e" => PrmtMode::F4e,
+                    "b4e" => PrmtMode::B4e,
+                    "rc8" => PrmtMode::Rc8,
+                    "ecl" => PrmtMode::Ecl,
+                    "ecr" => PrmtMode::Ecr,
+                    "rc16" => PrmtMode::Rc16,
+                    _ => return false,
+                };
+                true
+            }
+            (Opcode::Bfind, "shiftamt") => {
+                mods.flags |= flag::SHIFTAMT;
+                true
+            }
+            (Opcode::Shf, "l" | "r") if !*saw_mode => {
+                if m == "r" {
+                    mods.flags |= flag::SHF_RIGHT;
+                }
+                *saw_mode = true;
+                true
+            }
+            (Opcode::Shf, "wrap" | "clamp") if !mods.has(SHF_MODE_SEEN) => {
+                if m == "clamp" {
+                    mods.flags |= flag::SHF_CLAMP;
+                }
+                mods.flags |= SHF_MODE_SEEN;
+                true
+            }
+            (Opcode::Testp, _) if !*saw_mode => {
+                mods.testp = match m {
+                    "finite" => TestpOp::Finite,
+                    "infinite" => TestpOp::Infinite,
+                    "number" => TestpOp::Number,
+                    "notanumber" => TestpOp::NotANumber,
+                    "normal" => TestpOp::Normal,
+                    "subnormal" => TestpOp::Subnormal,
+                    _ => return false,
+                };
+                *saw_mode = true;
+                true
+            }
+            (Opcode::Tanh, "approx") => {
+                mods.flags |= flag::APPROX;
+                true
+            }
+            (Opcode::Isspacep, "global" | "shared" | "local" | "const" | "param")
+                if mods.space == Space::Generic =>
+            {
+                mods.space = match m {
+                    "global" => Space::Global,
+                    "shared" => Space::Shared,
+                    "local" => Space::Local,
+                    "param" => Space::Param,
+                    _ => Space::Const,
+                };
+                true
+            }
+            _ => false,
+        }
+    }
 }
+
+/// Decoding-only marker: `shf` has its `.wrap`/`.clamp` (cleared before the
+/// modifiers reach the IR).
+const SHF_MODE_SEEN: u32 = 1 << 31;
 
 /// Is `%name` shaped like a special register (`%tid.w`, `%lanemask_lt`)?
 fn is_special_like(name: &str) -> bool {
@@ -2001,7 +2291,36 @@ fn type_allowed(op: Opcode, mods: &Mods, k: usize, t: Type) -> Result<(), &'stat
         }
         Opcode::Wait => t == Type::B32,
         Opcode::Bra | Opcode::Ret | Opcode::Exit | Opcode::Membar | Opcode::Fence => false,
-    };
+        Opcode::Mul24 | Opcode::Mad24 => {
+            matches!(t, Type::U32 | Type::S32)
+                && (!mods.has(flag::SAT) || (t == Type::S32 && mods.mul == MulMode::Hi))
+        }
+        Opcode::Sad => int && t.bits() >= 16,
+        Opcode::Prmt | Opcode::Shf | Opcode::Lop3 | Opcode::Fns => t == Type::B32,
+        Opcode::Bfind => matches!(t, Type::U32 | Type::U64 | Type::S32 | Type::S64),
+        Opcode::Dp4a | Opcode::Dp2a => matches!(t, Type::U32 | Type::S32),
+        Opcode::Copysign | Opcode::Testp => kind == K::Float,
+        Opcode::Cnot => kind == K::Bits && t.bits() >= 16,
+        Opcode::Addc | Opcode::Subc | Opcode::Madc => int && t.bits() >= 32,
+        Opcode::Tanh => t == Type::F32,
+        Opcode::Isspacep => false,
+        Opcode::Tex => {
+            if k == 0 {
+                matches!(t, Type::U32 | Type::S32 | Type::F32)
+            } else {
+                matches!(t, Type::S32 | Type::F32)
+            }
+        }
+        Opcode::Set => {
+            if k == 0 {
+                matches!(t, Type::U32 | Type::S32 | Type::F32)
+            } else {
+                t != Type::Pred && t.bits() >= 16
+            }
+        }
+    } && !(mods.has(flag::CC)
+        && matches!(op, Opcode::Add | Opcode::Sub | Opcode::Mad)
+        && !(int && t.bits() >= 32 && !mods.has(flag::SAT)));
     if ok {
         Ok(())
     } else {
@@ -2115,6 +2434,60 @@ fn signature(op: Opcode, mods: &Mods, t: Type, t2: Type, n: usize) -> Vec<Slot> 
             Src(Type::U32, false),
             Src(Type::U32, false),
         ],
+        Opcode::Vote if !mods.has(flag::SYNC) => {
+            if mods.vote == VoteMode::Ballot {
+                vec![Dst(Type::B32, false), SrcPred]
+            } else {
+                vec![DstPred { pair: false }, SrcPred]
+            }
+        }
+        Opcode::Mul24 | Opcode::Copysign | Opcode::Addc | Opcode::Subc => {
+            vec![Dst(t, false), Src(t, false), Src(t, false)]
+        }
+        Opcode::Mad24 | Opcode::Sad | Opcode::Prmt | Opcode::Madc => {
+            vec![Dst(t, false), Src(t, false), Src(t, false), Src(t, false)]
+        }
+        Opcode::Bfind => vec![Dst(Type::U32, false), Src(t, false)],
+        Opcode::Shf => vec![
+            Dst(t, false),
+            Src(t, false),
+            Src(t, false),
+            Src(Type::U32, false),
+        ],
+        Opcode::Dp4a | Opcode::Dp2a => {
+            let acc = if t.is_signed() || t2.is_signed() {
+                Type::S32
+            } else {
+                Type::U32
+            };
+            vec![
+                Dst(acc, false),
+                Src(t, false),
+                Src(t2, false),
+                Src(acc, false),
+            ]
+        }
+        Opcode::Testp => vec![DstPred { pair: false }, Src(t, false)],
+        Opcode::Cnot | Opcode::Tanh => vec![Dst(t, false), Src(t, false)],
+        Opcode::Fns => vec![
+            Dst(Type::B32, false),
+            Src(Type::B32, false),
+            Src(Type::U32, false),
+            Src(Type::S32, false),
+        ],
+        Opcode::Lop3 => vec![
+            Dst(t, false),
+            Src(t, false),
+            Src(t, false),
+            Src(t, false),
+            Src(Type::B32, false),
+        ],
+        Opcode::Isspacep => vec![DstPred { pair: false }, Src(Type::U64, false)],
+        Opcode::Tex => vec![Data(t, false), Slot::Tex(t2)],
+        Opcode::Set if mods.bool_op.is_some() => {
+            vec![Dst(t, false), Src(t2, false), Src(t2, false), SrcPred]
+        }
+        Opcode::Set => vec![Dst(t, false), Src(t2, false), Src(t2, false)],
         Opcode::Vote if mods.vote == VoteMode::Ballot => {
             vec![Dst(Type::B32, false), SrcPred, Src(Type::U32, false)]
         }
@@ -2135,6 +2508,7 @@ fn form_of(slots: &[Slot]) -> String {
             Slot::SrcPred => "q".to_string(),
             Slot::Addr => "[addr]".to_string(),
             Slot::Target => "label".to_string(),
+            Slot::Tex(_) => "[tex, {x, y}]".to_string(),
             Slot::Src(..) | Slot::SrcOrSymbol(..) => letters.next().unwrap_or('x').to_string(),
         })
         .collect();

@@ -25,6 +25,18 @@ pub struct Module<'a> {
     pub globals: Vec<VarDecl<'a>>,
     /// `.entry` and `.func` definitions, in order.
     pub functions: Vec<Function<'a>>,
+    /// Texture, sampler and surface references (`.texref`, `.samplerref`,
+    /// `.surfref`, `.global .texref`, PTX 1.x `.tex .u32`), in order.
+    pub textures: Vec<TexDecl<'a>>,
+}
+
+/// `.texref name;` and its relatives.
+#[derive(Clone, Debug)]
+pub struct TexDecl<'a> {
+    /// `.texref`, `.samplerref`, `.surfref` or `.tex`.
+    pub kind: Ident<'a>,
+    /// The reference's name.
+    pub name: Ident<'a>,
 }
 
 /// A kernel (`.entry`) or device function (`.func`).
@@ -165,6 +177,15 @@ pub enum Operand<'a> {
     Vector(Vec<Ident<'a>>, Span),
     /// `%r|%p` or `%p|%q`: two destinations.
     Pair(Ident<'a>, Ident<'a>),
+    /// `[texref, {x, y}]`: a texture reference and its coordinates.
+    TexAddr {
+        /// The texture reference.
+        tex: Ident<'a>,
+        /// Coordinate registers.
+        coords: Vec<Ident<'a>>,
+        /// The brackets and everything between.
+        span: Span,
+    },
 }
 
 impl Operand<'_> {
@@ -177,6 +198,7 @@ impl Operand<'_> {
             Operand::Address { span, .. } => *span,
             Operand::Vector(_, s) => *s,
             Operand::Pair(a, b) => a.span.join(b.span),
+            Operand::TexAddr { span, .. } => *span,
         }
     }
 }

@@ -14,7 +14,9 @@ use crate::ptx::diagnostics::{Diagnostic, Span};
 /// The kind of a token. The text is recovered from the token's span.
 #[derive(Logos, Clone, Copy, Debug, PartialEq, Eq)]
 #[logos(skip r"[ \t\r\n\f]+")]
-#[logos(skip(r"//[^\n]*", allow_greedy = true))]
+// Line comments, and nvopencc's debug sections (`@@DWARF .byte 0x01, …`),
+// which are not PTX statements.
+#[logos(skip(r"//[^\n]*|@@DWARF[^\n]*", allow_greedy = true))]
 #[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
 pub enum TokenKind {
     /// A dot-prefixed word such as `.reg`, `.entry`, `.u32`.

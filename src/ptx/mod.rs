@@ -4,5 +4,6 @@
 pub mod ast;
 pub mod diagnostics;
 pub mod lexer;
+pub mod not_ptx;
 pub mod parser;
 pub mod suggest;

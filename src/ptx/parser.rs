@@ -308,6 +308,26 @@ fn address(i: Tokens<'_>) -> PResult<'_, Operand<'_>> {
     ))
 }
 
+/// `[texref, {x}]` / `[texref, {x, y}]`: a texture fetch's operand.
+fn tex_address(i: Tokens<'_>) -> PResult<'_, Operand<'_>> {
+    let (i, open) = tok(TokenKind::LBracket)(i)?;
+    let (i, tex) = word(i)?;
+    let (i, _) = tok(TokenKind::Comma)(i)?;
+    let (i, v) = vector(i)?;
+    let (i, close) = tok(TokenKind::RBracket)(i)?;
+    let Operand::Vector(coords, _) = v else {
+        return fail(i, "coordinates in braces");
+    };
+    Ok((
+        i,
+        Operand::TexAddr {
+            tex,
+            coords,
+            span: open.span.join(close.span),
+        },
+    ))
+}
+
 /// `{%f1, %f2, _}`
 fn vector(i: Tokens<'_>) -> PResult<'_, Operand<'_>> {
     let (i, open) = tok(TokenKind::LBrace)(i)?;
@@ -336,6 +356,7 @@ fn name_or_pair(i: Tokens<'_>) -> PResult<'_, Operand<'_>> {
 /// Any instruction operand.
 fn operand(i: Tokens<'_>) -> PResult<'_, Operand<'_>> {
     nom::branch::alt((
+        tex_address,
         address,
         vector,
         negated,
@@ -523,6 +544,10 @@ const MODULE_DIRECTIVES: &[&str] = &[
     ".global",
     ".shared",
     ".const",
+    ".texref",
+    ".samplerref",
+    ".surfref",
+    ".tex",
 ];
 /// Directives accepted inside a function body.
 const BODY_DIRECTIVES: &[&str] = &[
@@ -707,6 +732,18 @@ impl<'a> StmtParser<'a> {
                 (TokenKind::Directive, ".visible" | ".extern" | ".weak" | ".entry" | ".func") => {
                     self.linked_item(&mut m)
                 }
+                (TokenKind::Directive, ".global")
+                    if matches!(
+                        self.text_at(self.pos + 1),
+                        ".texref" | ".samplerref" | ".surfref"
+                    ) =>
+                {
+                    self.pos += 1;
+                    self.texture_decl(&mut m);
+                }
+                (TokenKind::Directive, ".texref" | ".samplerref" | ".surfref" | ".tex") => {
+                    self.texture_decl(&mut m)
+                }
                 (TokenKind::Directive, ".global" | ".shared" | ".const" | ".local") => {
                     self.linked_item(&mut m)
                 }
@@ -729,6 +766,38 @@ impl<'a> StmtParser<'a> {
             }
         }
         m
+    }
+
+    /// The text of token `idx` (empty past the end).
+    fn text_at(&self, idx: usize) -> &'a str {
+        self.toks.get(idx).map_or("", |t| &self.src[t.span.range()])
+    }
+
+    /// `.texref a, b;`, `.samplerref s;`, `.surfref s;`, PTX 1.x `.tex .u32 t;`
+    /// (the parser stands on the kind directive).
+    fn texture_decl(&mut self, m: &mut Module<'a>) {
+        let Some(&kt) = self.peek() else { return };
+        let kind = Ident {
+            text: &self.src[kt.span.range()],
+            span: kt.span,
+        };
+        self.pos += 1;
+        if kind.text == ".tex" && matches!(self.text_at(self.pos), ".u32" | ".u64") {
+            self.pos += 1;
+        }
+        match self.run(|i| {
+            let (i, names) = nom::multi::separated_list1(tok(TokenKind::Comma), word).parse(i)?;
+            let (i, _) = tok(TokenKind::Semi)(i)?;
+            Ok((i, names))
+        }) {
+            Ok(names) => m
+                .textures
+                .extend(names.into_iter().map(|name| TexDecl { kind, name })),
+            Err(e) => {
+                self.report(e);
+                self.skip_statement_or_line();
+            }
+        }
     }
 
     /// `.visible .entry …`, `.extern .shared …`, `.global …`.

@@ -115,6 +115,14 @@ impl<'p> TimingHost<'p> {
 }
 
 impl Host for TimingHost<'_> {
+    fn bind_texture(
+        &mut self,
+        name: &str,
+        desc: crate::func::texture::TextureDesc,
+    ) -> Result<(), WorkloadError> {
+        self.device.bind_texture(name, desc)
+    }
+
     fn alloc(&mut self, name: &str, bytes: u64) -> u64 {
         self.device.alloc(name, bytes)
     }

@@ -544,6 +544,7 @@ impl Sm {
                 nsmid: cfg.core.num_sms,
                 nwarpid: cfg.core.max_warps_per_sm,
                 clock: now,
+                gridid: 0,
                 dynamic_smem: ctx.dynamic_shared,
                 total_smem: ctx.info.shared_dynamic_base as u32 + ctx.dynamic_shared,
             },

@@ -60,8 +60,8 @@ pub struct TimingInst {
 fn latency_index(op: Opcode) -> usize {
     match op {
         Opcode::Min | Opcode::Max => 1,
-        Opcode::Mul => 2,
-        Opcode::Mad | Opcode::Fma => 3,
+        Opcode::Mul | Opcode::Mul24 => 2,
+        Opcode::Mad | Opcode::Fma | Opcode::Madc | Opcode::Mad24 | Opcode::Dp4a | Opcode::Dp2a => 3,
         Opcode::Div | Opcode::Rem => 4,
         _ => 0,
     }
@@ -102,10 +102,13 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
             let writes = RegMask::of(info.writes[i].iter().map(id));
             let space = inst.mods.space;
             let long_mem = class == OpClass::Mem
-                && matches!(inst.op, Opcode::Ld | Opcode::Atom | Opcode::Wait)
+                && matches!(
+                    inst.op,
+                    Opcode::Ld | Opcode::Atom | Opcode::Wait | Opcode::Tex
+                )
                 && matches!(space, Space::Global | Space::Local | Space::Generic);
             let l1d_load = class == OpClass::Mem
-                && inst.op == Opcode::Ld
+                && matches!(inst.op, Opcode::Ld | Opcode::Tex)
                 && matches!(space, Space::Global | Space::Local | Space::Generic);
             TimingInst {
                 unit,

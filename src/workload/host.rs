@@ -137,6 +137,19 @@ pub trait Host {
         let _ = name;
         None
     }
+
+    /// Binds texture reference `name` (a module's `.texref`) to the texels
+    /// `desc` describes, for the launches that follow.
+    fn bind_texture(
+        &mut self,
+        name: &str,
+        desc: crate::func::texture::TextureDesc,
+    ) -> Result<(), WorkloadError> {
+        let _ = desc;
+        Err(WorkloadError::Host(format!(
+            "this host cannot bind texture `{name}`"
+        )))
+    }
 }
 
 /// Checks a launch's block against kernel `k`'s `.reqntid` directive (the
@@ -408,6 +421,16 @@ pub fn pack_params(
 }
 
 impl Host for FunctionalHost<'_> {
+    fn bind_texture(
+        &mut self,
+        name: &str,
+        desc: crate::func::texture::TextureDesc,
+    ) -> Result<(), WorkloadError> {
+        self.global
+            .bind_texture(name, desc)
+            .map_err(WorkloadError::Host)
+    }
+
     fn alloc(&mut self, name: &str, bytes: u64) -> u64 {
         self.global.alloc(name, bytes, 256)
     }

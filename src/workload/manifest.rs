@@ -47,6 +47,10 @@ pub struct Manifest {
     /// Buffers to write to files after the run (any workload).
     #[serde(default)]
     pub dump: Vec<DumpSpec>,
+    /// Texture references the `buffers` workload binds
+    /// ([`crate::workload::textures`]).
+    #[serde(default)]
+    pub textures: Vec<toml::Table>,
 }
 
 /// One `dump = [{ buffer = "x", file = "x.bin" }]` entry: after the run,
@@ -99,7 +103,7 @@ pub fn parse_manifest(name: &str, text: &str) -> Result<Manifest, Diagnostics> {
         let mut d = Diagnostic::new("gpusim::manifest::invalid", format!("invalid manifest: {msg}"))
             .label(span, "here");
         if msg.contains("unknown field") {
-            d = d.help("the keys are: ptx, entry, workload, grid, block, regs_per_thread, shared_bytes, params, dump, [args], [[buffers]], [[symbols]], [[launch]]");
+            d = d.help("the keys are: ptx, entry, workload, grid, block, regs_per_thread, shared_bytes, params, dump, [args], [[buffers]], [[symbols]], [[launch]], [[textures]]");
         }
         Diagnostics { file: SourceFile::new(name, text), list: vec![d] }
     })

@@ -14,6 +14,7 @@ pub mod manifest;
 pub mod reference;
 pub mod registry;
 pub mod runner;
+pub mod textures;
 
 pub use check::Check;
 pub use host::{Host, WorkloadError};
@@ -29,6 +30,8 @@ pub struct Launch {
     pub block: Option<[u32; 3]>,
     /// `[[buffers]]` tables.
     pub buffers: Vec<toml::Table>,
+    /// `[[textures]]` tables ([`textures`]).
+    pub textures: Vec<toml::Table>,
     /// `params`, in kernel order.
     pub params: Vec<toml::Value>,
     /// The manifest's directory (for `file` buffers).

@@ -244,6 +244,7 @@ pub fn build_workload(
             ("shared_bytes", m.shared_bytes.is_some()),
             ("[[symbols]]", !m.symbols.is_empty()),
             ("[[launch]]", !m.launch.is_empty()),
+            ("[[textures]]", !m.textures.is_empty()),
         ];
         if let Some((key, _)) = only_buffers.iter().find(|(_, given)| *given) {
             return Err(RunError::Workload(WorkloadError::Args(format!(
@@ -260,6 +261,7 @@ pub fn build_workload(
         grid: m.grid,
         block: m.block,
         buffers: m.buffers.clone(),
+        textures: m.textures.clone(),
         params: m.params.clone(),
         dir: p
             .manifest

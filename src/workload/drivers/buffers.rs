@@ -40,6 +40,7 @@ use crate::workload::check::{self, Check};
 use crate::workload::expr::{Expr, Num};
 use crate::workload::generate::Rng;
 use crate::workload::host::{ArgValue, Host, WorkloadError, download, upload};
+use crate::workload::textures::TextureSpec;
 use crate::workload::{Launch, Workload};
 
 /// Element type of a declared buffer.
@@ -506,6 +507,7 @@ enum Step {
 pub struct Buffers {
     buffers: Vec<Buffer>,
     symbols: Vec<Symbol>,
+    textures: Vec<TextureSpec>,
     steps: Vec<Step>,
     dir: PathBuf,
 }
@@ -998,9 +1000,21 @@ impl Buffers {
         } else {
             cx.steps(&launch.steps, "launch", args, &mut Vec::new())?
         };
+        let mut textures = Vec::new();
+        for (i, t) in launch.textures.iter().enumerate() {
+            let spec = TextureSpec::parse(t, i)?;
+            if !buffers.iter().any(|b: &Buffer| b.name == spec.buffer) {
+                return Err(WorkloadError::Args(format!(
+                    "textures[{i}] binds buffer `{}`, which is not declared",
+                    spec.buffer
+                )));
+            }
+            textures.push(spec);
+        }
         Ok(Buffers {
             buffers,
             symbols,
+            textures,
             steps,
             dir: launch.dir.clone(),
         })
@@ -1344,6 +1358,14 @@ impl Workload for Buffers {
                 &b.name,
                 b.init.as_deref().unwrap_or(&[]),
             )?);
+        }
+        for t in &self.textures {
+            let k = self
+                .buffers
+                .iter()
+                .position(|b| b.name == t.buffer)
+                .expect("checked in Buffers::new");
+            host.bind_texture(&t.name, t.desc(addrs[k]))?;
         }
         let (symbol_addrs, symbol_data) = self.resolve_symbols(host)?;
         for (s, &(addr, _)) in symbol_data.iter().zip(&symbol_addrs) {
