@@ -233,6 +233,9 @@ pub enum Opcode {
     Activemask,
     /// gpusim extension: `wait.global.b32 [a], expected;` (AWG MonR/MonRS).
     Wait,
+    /// `call`: a device-function call; `src[0]` is the call-site index in
+    /// [`Kernel::calls`], `src[1]` the target register of an indirect call.
+    Call,
 }
 
 impl Opcode {
@@ -289,11 +292,13 @@ impl Opcode {
         ("vote", Opcode::Vote),
         ("activemask", Opcode::Activemask),
         ("wait", Opcode::Wait),
+        ("call", Opcode::Call),
     ];
 
     /// Looks an opcode up by its spelling.
     pub fn from_name(s: &str) -> Option<Opcode> {
         Some(match s {
+            "call" => Opcode::Call,
             "add" => Opcode::Add,
             "sub" => Opcode::Sub,
             "mul" => Opcode::Mul,
@@ -833,8 +838,14 @@ pub struct Kernel {
     pub preds: Vec<String>,
     /// Variables, indexed by [`VarId`] (module-scope ones first).
     pub vars: Vec<Var>,
-    /// Instructions, indexed by [`InstId`].
+    /// Instructions, indexed by [`InstId`]: the entry's own first, then the
+    /// body of every device function it can call ([`Kernel::funcs`]).
     pub insts: Vec<Inst>,
+    /// Device functions linked after the entry's instructions, in module
+    /// order ([`crate::ir::call`]).
+    pub funcs: Vec<crate::ir::call::FuncInfo>,
+    /// Call sites, indexed by the immediate `src[0]` of each `call`.
+    pub calls: Vec<crate::ir::call::CallSite>,
     /// Labels and the instruction each names, in source order.
     pub labels: Vec<(String, InstId)>,
     /// `.maxntid`
