@@ -42,7 +42,7 @@ impl OpClass {
         let f64 = inst.ty == Type::F64 || inst.ty2 == Type::F64;
         match inst.op {
             Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red | Opcode::Wait => OpClass::Mem,
-            Opcode::Bra | Opcode::Ret | Opcode::Exit => OpClass::Control,
+            Opcode::Bra | Opcode::Ret | Opcode::Exit | Opcode::Call => OpClass::Control,
             Opcode::Bar => OpClass::Barrier,
             Opcode::Membar | Opcode::Fence | Opcode::Nanosleep => OpClass::Sync,
             Opcode::Shfl | Opcode::Vote | Opcode::Activemask => OpClass::Warp,

@@ -11,6 +11,10 @@
 /// No reconvergence before the kernel exits.
 pub const NO_RPC: u32 = u32::MAX;
 
+/// Reconvergence PC of a call's frame entry: never reached by a PC, the
+/// entry pops when its lanes have all returned (or exited).
+pub const RET_RPC: u32 = u32::MAX - 1;
+
 /// One stack entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
@@ -141,6 +145,36 @@ impl SimtStack {
             }
             self.reconverge();
         }
+    }
+
+    /// A call by the top entry's `lanes`: the top entry continues at
+    /// `return_pc` once every frame pushed above it has returned. Push the
+    /// frames with [`SimtStack::push_frame`]; returns the top's index.
+    pub fn call(&mut self, return_pc: u32) -> usize {
+        if let Some(top) = self.entries.last_mut() {
+            top.pc = return_pc;
+        }
+        self.entries.len().saturating_sub(1)
+    }
+
+    /// Pushes a call frame entry: `lanes` start at `entry`; returns its index.
+    pub fn push_frame(&mut self, entry: u32, lanes: u64) -> usize {
+        self.entries.push(Entry {
+            pc: entry,
+            rpc: RET_RPC,
+            mask: lanes,
+        });
+        self.entries.len() - 1
+    }
+
+    /// Lanes in `lanes` return from the frame whose entry is at `frame`:
+    /// they leave it and every entry above it; empty entries pop (and then
+    /// a caller entry that reached its reconvergence PC).
+    pub fn leave_frame(&mut self, frame: usize, lanes: u64) {
+        for e in self.entries.iter_mut().skip(frame) {
+            e.mask &= !lanes;
+        }
+        self.reconverge();
     }
 
     /// Lanes in `lanes` exit: they leave every entry; empty entries pop.
