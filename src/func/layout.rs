@@ -83,7 +83,15 @@ impl KernelInfo {
             }
         }
         let fast = decode(kernel, &reg_bits, &var_addr);
-        let zeroed_regs = registers_read_before_written(kernel, &analysis.cfg);
+        let mut zeroed_regs = registers_read_before_written(kernel, &analysis.cfg);
+        if !kernel.funcs.is_empty() {
+            // Device functions are not reached from the entry block in the
+            // CFG (calls are not edges), so their registers are zeroed
+            // conservatively.
+            zeroed_regs.extend(kernel.funcs.iter().flat_map(|f| f.regs.0..f.regs.1));
+            zeroed_regs.sort_unstable();
+            zeroed_regs.dedup();
+        }
         KernelInfo {
             zeroed_regs,
             fast,
