@@ -75,10 +75,7 @@ fn table_op(sel: i32, a: i32, b: i32) -> i32 {
 
 /// The `expect` list of buffer `name` in a manifest.
 fn manifest_expect(manifest: &Path, name: &str) -> Vec<i32> {
-    let t: toml::Table = std::fs::read_to_string(manifest)
-        .unwrap()
-        .parse()
-        .unwrap();
+    let t: toml::Table = std::fs::read_to_string(manifest).unwrap().parse().unwrap();
     let bufs = t["buffers"].as_array().unwrap();
     let b = bufs
         .iter()
@@ -261,11 +258,19 @@ fn recursion_is_found_and_callee_loops_are_analysed() {
     assert!(k.funcs.iter().all(|f| f.recursive));
     // local_sum's `__local_depot` is a per-call local variable.
     let ls = k.funcs.iter().find(|f| f.name == "_Z9local_sumii").unwrap();
-    assert!(ls.locals.iter().any(|v| k.vars[v.0 as usize].name == "__local_depot1"));
+    assert!(
+        ls.locals
+            .iter()
+            .any(|v| k.vars[v.0 as usize].name == "__local_depot1")
+    );
     let p = gpusim::load(&cuda("call_divergent.ptx")).unwrap();
     let k = &p.module.kernels[0];
     let a = &p.analyses[0];
-    let collatz = k.funcs.iter().find(|f| f.name == "_Z13collatz_stepsi").unwrap();
+    let collatz = k
+        .funcs
+        .iter()
+        .find(|f| f.name == "_Z13collatz_stepsi")
+        .unwrap();
     assert!(!collatz.recursive);
     assert_eq!(a.loops.loops.len(), 1, "the loop inside collatz_steps");
     let l = &a.loops.loops[0];
@@ -273,7 +278,10 @@ fn recursion_is_found_and_callee_loops_are_analysed() {
     // Existing kernels keep their ids: a kernel without calls links nothing.
     let p = gpusim::load(&root().join("kernels/spmv_scalar.ptx")).unwrap();
     assert!(p.module.kernels[0].funcs.is_empty());
-    assert_eq!(p.module.kernels[0].entry_end(), InstId(p.module.kernels[0].insts.len() as u32));
+    assert_eq!(
+        p.module.kernels[0].entry_end(),
+        InstId(p.module.kernels[0].insts.len() as u32)
+    );
 }
 
 // ----------------------------------------------------- scalar-model property
@@ -421,7 +429,7 @@ fn f_ref(x: u32, d: u32) -> u32 {
 fn mix_ref(x: u32) -> Option<u32> {
     let a = if x & 64 != 0 { f_ref(x, 0) } else { 1 };
     let b = if x & 32 != 0 {
-        if x % 5 == 0 {
+        if x.is_multiple_of(5) {
             return None;
         }
         x.wrapping_mul(7)
@@ -434,7 +442,8 @@ fn mix_ref(x: u32) -> Option<u32> {
 const SENTINEL: u32 = 0xDEAD_BEEF;
 
 fn run_mix(input: &[u32], block: u32, warp: u32) -> Result<(), TestCaseError> {
-    let p = gpusim::compile(gpusim::SourceFile::new("mix.ptx", MIX)).unwrap_or_else(|d| panic!("{d}"));
+    let p =
+        gpusim::compile(gpusim::SourceFile::new("mix.ptx", MIX)).unwrap_or_else(|d| panic!("{d}"));
     let opts = FunctionalOptions {
         warp_size: warp,
         step_limit: 10_000_000,
@@ -449,7 +458,11 @@ fn run_mix(input: &[u32], block: u32, warp: u32) -> Result<(), TestCaseError> {
         None,
         [grid, 1, 1],
         [block, 1, 1],
-        &[ArgValue::U64(din), ArgValue::U64(dout), ArgValue::U32(n as u32)],
+        &[
+            ArgValue::U64(din),
+            ArgValue::U64(dout),
+            ArgValue::U32(n as u32),
+        ],
     )
     .map_err(|e| TestCaseError::fail(format!("launch failed: {e}")))?;
     let got: Vec<u32> = download(&mut host, dout, n).unwrap();
@@ -525,7 +538,11 @@ proptest! {
 fn diags(src: &str) -> String {
     match gpusim::compile(gpusim::SourceFile::new("t.ptx", src)) {
         Ok(_) => panic!("compiled:\n{src}"),
-        Err(d) => d.list.iter().map(|d| format!("{}: {}\n", d.code, d.message)).collect(),
+        Err(d) => d
+            .list
+            .iter()
+            .map(|d| format!("{}: {}\n", d.code, d.message))
+            .collect(),
     }
 }
 
@@ -541,29 +558,59 @@ fn with_call(call: &str) -> String {
 #[test]
 fn call_diagnostics_name_the_problem() {
     let d = diags(&with_call("call.uni (q0), addone, (p0, p0);"));
-    assert!(d.contains("gpusim::lower::call_arguments: the call passes 2 arguments, `addone` takes 1"), "{d}");
+    assert!(
+        d.contains("gpusim::lower::call_arguments: the call passes 2 arguments, `addone` takes 1"),
+        "{d}"
+    );
     let d = diags(&with_call("call.uni (q0), addone, (p1);"));
-    assert!(d.contains("argument 1 of the call is 8 bytes, `addone` declares 4 bytes"), "{d}");
+    assert!(
+        d.contains("argument 1 of the call is 8 bytes, `addone` declares 4 bytes"),
+        "{d}"
+    );
     let d = diags(&with_call("call.uni addone, (p0);"));
-    assert!(d.contains("the call passes 0 return values, `addone` takes 1"), "{d}");
+    assert!(
+        d.contains("the call passes 0 return values, `addone` takes 1"),
+        "{d}"
+    );
     let d = diags(&with_call("call.uni (q0), addon, (p0);"));
-    assert!(d.contains("gpusim::lower::unknown_callee: call to `addon`, which is not a function of this module"), "{d}");
+    assert!(
+        d.contains(
+            "gpusim::lower::unknown_callee: call to `addon`, which is not a function of this module"
+        ),
+        "{d}"
+    );
     let d = diags(&with_call("call (q0), %rd1, (p0), proto;"));
-    assert!(d.contains("gpusim::lower::undefined_symbol: prototype `proto` is not declared"), "{d}");
+    assert!(
+        d.contains("gpusim::lower::undefined_symbol: prototype `proto` is not declared"),
+        "{d}"
+    );
     let d = diags(&with_call("call (q0), %rd1, (p0);"));
-    assert!(d.contains("gpusim::lower::prototype_mismatch: an indirect call needs a `.callprototype`"), "{d}");
+    assert!(
+        d.contains("gpusim::lower::prototype_mismatch: an indirect call needs a `.callprototype`"),
+        "{d}"
+    );
     let d = diags(&with_call("call (q0), %r1, (p0), p;"));
     assert!(d.contains("function addresses are 64-bit"), "{d}");
     let d = diags(&with_call("call.uni.foo (q0), addone, (p0);"));
-    assert!(d.contains("gpusim::lower::unsupported_modifier: `call` does not take `.foo`"), "{d}");
+    assert!(
+        d.contains("gpusim::lower::unsupported_modifier: `call` does not take `.foo`"),
+        "{d}"
+    );
     // A prototype that disagrees with the call.
     let d = diags(&with_call(
         "pr: .callprototype (.param .b32 _) _ (.param .b64 _);\n call (q0), %rd1, (p0), pr;",
     ));
-    assert!(d.contains("argument 1 of the call is 4 bytes, `pr` declares 8 bytes"), "{d}");
+    assert!(
+        d.contains("argument 1 of the call is 4 bytes, `pr` declares 8 bytes"),
+        "{d}"
+    );
     // `st.param` may write call-site parameters, never the kernel's.
     let src = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u32 a)\n{\n .reg .b32 %r1;\n mov.u32 %r1, 0;\n st.param.u32 [a], %r1;\n ret;\n}\n";
-    assert!(diags(src).contains("gpusim::lower::bad_state_space"), "{}", diags(src));
+    assert!(
+        diags(src).contains("gpusim::lower::bad_state_space"),
+        "{}",
+        diags(src)
+    );
 }
 
 #[test]
@@ -572,7 +619,10 @@ fn calling_a_declared_but_undefined_function_is_an_error() {
 .extern .func (.param .b32 r) ext(.param .b32 x);\n\
 .visible .entry k()\n{\n .reg .b32 %r1;\n {\n .param .b32 p0;\n .param .b32 q0;\n call.uni (q0), ext, (p0);\n }\n ret;\n}\n";
     let d = diags(src);
-    assert!(d.contains("gpusim::lower::undefined_function: `ext` is declared but has no body"), "{d}");
+    assert!(
+        d.contains("gpusim::lower::undefined_function: `ext` is declared but has no body"),
+        "{d}"
+    );
     // Declared without a body and never called: fine.
     let ok = ".version 7.0\n.target sm_70\n.address_size 64\n\
 .extern .func (.param .b32 r) ext(.param .b32 x);\n.visible .entry k()\n{\n ret;\n}\n";
@@ -580,13 +630,18 @@ fn calling_a_declared_but_undefined_function_is_an_error() {
     // A declaration then a definition with other parameters.
     let bad = ".version 7.0\n.target sm_70\n.address_size 64\n\
 .func (.param .b32 r) f(.param .b32 x);\n.func (.param .b32 r) f(.param .b64 x)\n{\n ret;\n}\n.visible .entry k()\n{\n ret;\n}\n";
-    assert!(diags(bad).contains("gpusim::lower::prototype_mismatch"), "{}", diags(bad));
+    assert!(
+        diags(bad).contains("gpusim::lower::prototype_mismatch"),
+        "{}",
+        diags(bad)
+    );
 }
 
 // ------------------------------------------------------------ run-time errors
 
 fn launch_err(src: &str, input: &[u32]) -> String {
-    let p = gpusim::compile(gpusim::SourceFile::new("e.ptx", src)).unwrap_or_else(|d| panic!("{d}"));
+    let p =
+        gpusim::compile(gpusim::SourceFile::new("e.ptx", src)).unwrap_or_else(|d| panic!("{d}"));
     let mut host = FunctionalHost::new(&p, 0, FunctionalOptions::default());
     let din = upload(&mut host, "in", input).unwrap();
     match host.launch(None, [1, 1, 1], [32, 1, 1], &[ArgValue::U64(din)]) {
@@ -601,7 +656,10 @@ fn unbounded_recursion_is_a_stack_overflow_naming_function_pc_and_line() {
 .func forever()\n{\n call.uni forever;\n ret;\n}\n\
 .visible .entry k(.param .u64 in)\n{\n call.uni forever;\n ret;\n}\n";
     let e = launch_err(src, &[0]);
-    assert!(e.contains("call stack overflow: calling `forever` would nest more than 1024 calls"), "{e}");
+    assert!(
+        e.contains("call stack overflow: calling `forever` would nest more than 1024 calls"),
+        "{e}"
+    );
     // The call inside `forever`: the entry has 2 instructions, so forever
     // starts at instruction 2 (PC 0x10); source line 6.
     assert!(e.contains("PC 0x10 (instruction 2, line 6"), "{e}");
@@ -615,6 +673,45 @@ fn an_indirect_call_through_a_non_function_is_an_error() {
     let e = launch_err(src, &[0]);
     assert!(e.contains("indirect call to 0x"), "{e}");
     assert!(e.contains("not the address of a function"), "{e}");
-    assert!(e.contains("instruction 3, line 15: `call %rd2, pr;`"), "{e}");
+    assert!(
+        e.contains("instruction 3, line 15: `call %rd2, pr;`"),
+        "{e}"
+    );
     assert!(e.contains("indirect call to 0x10000000"), "{e}");
+}
+
+#[test]
+fn mixed_calls_pass_timed() {
+    // The scalar-model kernel through the timing model (threads exiting
+    // inside a callee, per-lane indirect targets, recursion), via a buffers
+    // manifest whose expectations come from `mix_ref`.
+    let input: Vec<u32> = (0..150u32).map(|i| (i * 2654435761u32) >> 20).collect();
+    let want: Vec<u32> = input
+        .iter()
+        .map(|&x| mix_ref(x).unwrap_or(SENTINEL))
+        .collect();
+    let dir = std::env::temp_dir().join(format!("gpusim-calls-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("mix.ptx"), MIX).unwrap();
+    let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(dir.join("in.bin"), bytes).unwrap();
+    let list = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    let manifest = format!(
+        "ptx = \"mix.ptx\"\nworkload = \"buffers\"\ngrid = [3, 1, 1]\nblock = [64, 1, 1]\n\
+         params = [\"in\", \"out\", {{ u32 = 150 }}]\n\
+         [[buffers]]\nname = \"in\"\ntype = \"u32\"\nlen = 150\ninit = \"file\"\npath = \"in.bin\"\n\
+         [[buffers]]\nname = \"out\"\ntype = \"u32\"\nlen = 150\ninit = \"fill\"\nvalue = {SENTINEL}\n\
+         expect = [{}]\n",
+        list(&want)
+    );
+    std::fs::write(dir.join("mix.toml"), manifest).unwrap();
+    let p = prepare(&dir.join("mix.toml"), None).unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(want.contains(&SENTINEL) && want.iter().any(|&w| w != SENTINEL));
+    for cfg in [GpuConfig::gtx480(), GpuConfig::tiny()] {
+        let r = run_timed(&p, &[], &cfg, "gto", "lrr").unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(r.check.passed(), "{}", r.check);
+    }
+    let r = run_functional(&p, &[], FunctionalOptions::default(), None).unwrap();
+    assert!(r.check.passed(), "{}", r.check);
+    let _ = std::fs::remove_dir_all(&dir);
 }

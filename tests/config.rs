@@ -689,8 +689,11 @@ fn cli_prints_configs_and_reports_errors() {
 
 #[test]
 fn readme_documents_every_field() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/configuration.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/configuration.md"
+    ))
+    .unwrap();
     let start = readme
         .find("<!-- config:begin -->")
         .expect("docs/configuration.md has the config table");

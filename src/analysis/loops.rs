@@ -66,7 +66,11 @@ impl LoopInfo {
         let root = if extra_entries.is_empty() {
             0
         } else {
-            succs.push(std::iter::once(0).chain(extra_entries.iter().copied()).collect());
+            succs.push(
+                std::iter::once(0)
+                    .chain(extra_entries.iter().copied())
+                    .collect(),
+            );
             n
         };
         let dom = DomTree::new(&succs, root);

@@ -64,7 +64,14 @@ fn read_slot(w: &Warp, info: &KernelInfo, a: ArgInfo, lane: usize, out: &mut [u8
 }
 
 /// Writes `data` to an argument slot of `lane`.
-fn write_slot(w: &mut Warp, info: &KernelInfo, kernel: &Kernel, a: ArgInfo, lane: usize, data: &[u8]) {
+fn write_slot(
+    w: &mut Warp,
+    info: &KernelInfo,
+    kernel: &Kernel,
+    a: ArgInfo,
+    lane: usize,
+    data: &[u8],
+) {
     match a.slot {
         ArgSlot::Var(v) => {
             let at = lane * w.local_size as usize + info.var_addr[v.0 as usize] as usize;

@@ -74,7 +74,9 @@ pub fn lower(m: &ast::Module<'_>, src: &str) -> (Module, Vec<Diagnostic>) {
         cx.declare(body);
         cx.instructions(body);
         let lowered = cx.finish_body(f, globals.len());
-        kernels.push(crate::ir::call::link(lowered, &funcs, &bodyless, &mut diags));
+        kernels.push(crate::ir::call::link(
+            lowered, &funcs, &bodyless, &mut diags,
+        ));
     }
     (Module { kernels }, diags)
 }
@@ -1782,7 +1784,12 @@ impl<'a, 'd> KernelCx<'a, 'd> {
         // Types.
         let want_types = match op {
             Opcode::Cvt | Opcode::Slct => 2,
-            Opcode::Bra | Opcode::Ret | Opcode::Exit | Opcode::Membar | Opcode::Fence | Opcode::Call => 0,
+            Opcode::Bra
+            | Opcode::Ret
+            | Opcode::Exit
+            | Opcode::Membar
+            | Opcode::Fence
+            | Opcode::Call => 0,
             Opcode::Bar => usize::from(matches!(
                 mods.bar,
                 BarKind::RedPopc | BarKind::RedAnd | BarKind::RedOr
@@ -1828,7 +1835,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
         let space_ok =
             match op {
                 // `st.param` is for call-site parameters (checked per operand).
-            Opcode::St => mods.space != Space::Const,
+                Opcode::St => mods.space != Space::Const,
                 Opcode::Atom | Opcode::Red => {
                     matches!(mods.space, Space::Global | Space::Shared | Space::Generic)
                 }
@@ -2056,7 +2063,12 @@ fn type_allowed(op: Opcode, mods: &Mods, k: usize, t: Type) -> Result<(), &'stat
             }
         }
         Opcode::Wait => t == Type::B32,
-        Opcode::Bra | Opcode::Ret | Opcode::Exit | Opcode::Membar | Opcode::Fence | Opcode::Call => false,
+        Opcode::Bra
+        | Opcode::Ret
+        | Opcode::Exit
+        | Opcode::Membar
+        | Opcode::Fence
+        | Opcode::Call => false,
     };
     if ok {
         Ok(())

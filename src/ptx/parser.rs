@@ -531,7 +531,15 @@ const MODULE_DIRECTIVES: &[&str] = &[
 ];
 /// Directives accepted inside a function body.
 const BODY_DIRECTIVES: &[&str] = &[
-    ".reg", ".shared", ".local", ".global", ".const", ".param", ".callprototype", ".loc", ".pragma",
+    ".reg",
+    ".shared",
+    ".local",
+    ".global",
+    ".const",
+    ".param",
+    ".callprototype",
+    ".loc",
+    ".pragma",
 ];
 
 /// The parser's running state: position, diagnostics.

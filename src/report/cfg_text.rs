@@ -51,7 +51,10 @@ fn call_note(p: &Program, k: usize, i: usize) -> Option<String> {
         },
         Callee::Indirect(r) => format!(
             "indirect call through {}",
-            kernel.regs.get(r.0 as usize).map_or("?", |r| r.name.as_str())
+            kernel
+                .regs
+                .get(r.0 as usize)
+                .map_or("?", |r| r.name.as_str())
         ),
     })
 }
@@ -65,8 +68,11 @@ pub fn func_range(p: &Program, k: usize, func: Option<&str>) -> Result<(u32, u32
         Some(name) => match kernel.funcs.iter().find(|f| f.name == name) {
             Some(f) => Ok((f.entry.0, f.end.0)),
             None => {
-                let names: Vec<String> =
-                    kernel.funcs.iter().map(|f| format!("`{}`", f.name)).collect();
+                let names: Vec<String> = kernel
+                    .funcs
+                    .iter()
+                    .map(|f| format!("`{}`", f.name))
+                    .collect();
                 Err(if names.is_empty() {
                     format!("kernel `{}` calls no device function", kernel.name)
                 } else {

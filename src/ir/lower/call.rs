@@ -407,11 +407,14 @@ impl<'a> KernelCx<'a, '_> {
             )
         } else {
             let Some(sig) = self.module_funcs.get(c.target.text).cloned() else {
-                let sugg = closest(c.target.text, self.module_funcs.keys().copied())
-                    .map(str::to_string);
+                let sugg =
+                    closest(c.target.text, self.module_funcs.keys().copied()).map(str::to_string);
                 let mut d = Diagnostic::new(
                     "gpusim::lower::unknown_callee",
-                    format!("call to `{}`, which is not a function of this module", c.target.text),
+                    format!(
+                        "call to `{}`, which is not a function of this module",
+                        c.target.text
+                    ),
                 )
                 .label(c.target.span, "no `.func` of this name");
                 d = match sugg {
@@ -433,8 +436,22 @@ impl<'a> KernelCx<'a, '_> {
                 decl,
             )
         };
-        ok &= self.check_args(&callee_name, "argument", &args, &sig.params, args_span, decl);
-        ok &= self.check_args(&callee_name, "return value", &rets, &sig.rets, rets_span, decl);
+        ok &= self.check_args(
+            &callee_name,
+            "argument",
+            &args,
+            &sig.params,
+            args_span,
+            decl,
+        );
+        ok &= self.check_args(
+            &callee_name,
+            "return value",
+            &rets,
+            &sig.rets,
+            rets_span,
+            decl,
+        );
         if !ok {
             return None;
         }

@@ -144,12 +144,18 @@ impl<'a> StmtParser<'a> {
 
     /// `.callprototype …;` (the cursor is on the directive); `label` is the
     /// `name:` written before it.
-    pub(super) fn prototype(&mut self, label: Option<Ident<'a>>, kw: Span) -> Option<Prototype<'a>> {
+    pub(super) fn prototype(
+        &mut self,
+        label: Option<Ident<'a>>,
+        kw: Span,
+    ) -> Option<Prototype<'a>> {
         self.pos += 1;
         let Some(name) = label else {
             self.report(PErr {
                 at: self.pos.saturating_sub(1),
-                expected: Cow::Borrowed("a label before `.callprototype` (`proto: .callprototype …`)"),
+                expected: Cow::Borrowed(
+                    "a label before `.callprototype` (`proto: .callprototype …`)",
+                ),
             });
             self.recover();
             return None;
