@@ -52,8 +52,9 @@ fn read_slot(w: &Warp, info: &KernelInfo, a: ArgInfo, lane: usize, out: &mut [u8
     match a.slot {
         ArgSlot::Var(v) => {
             let at = lane * w.local_size as usize + info.var_addr[v.0 as usize] as usize;
-            let n = out.len().min(w.local.len().saturating_sub(at));
-            out[..n].copy_from_slice(&w.local[at..at + n]);
+            if let Some(src) = w.local.get(at..at + out.len()) {
+                out.copy_from_slice(src);
+            }
         }
         ArgSlot::Reg(r) => {
             let v = w.regs[r.0 as usize * w.lanes as usize + lane].to_le_bytes();
@@ -75,8 +76,9 @@ fn write_slot(
     match a.slot {
         ArgSlot::Var(v) => {
             let at = lane * w.local_size as usize + info.var_addr[v.0 as usize] as usize;
-            let n = data.len().min(w.local.len().saturating_sub(at));
-            w.local[at..at + n].copy_from_slice(&data[..n]);
+            if let Some(dst) = w.local.get_mut(at..at + data.len()) {
+                dst.copy_from_slice(data);
+            }
         }
         ArgSlot::Reg(r) => {
             let mut b = [0u8; 8];
