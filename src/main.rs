@@ -67,6 +67,10 @@ enum Command {
         /// dashed, loop headers filled with their depth) instead of text.
         #[arg(long)]
         dot: bool,
+        /// Show only this device function's blocks (a `.func` the kernel
+        /// calls; by default the entry and every function it links).
+        #[arg(long)]
+        func: Option<String>,
     },
     /// Run a kernel's workload on the cycle-level timing model (or
     /// `--functional`): load the manifest beside the PTX (or `--launch
@@ -1080,13 +1084,30 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
-        Command::Cfg { file, entry, dot } => {
+        Command::Cfg {
+            file,
+            entry,
+            dot,
+            func,
+        } => {
             let result = gpusim::load(&file).and_then(|p| {
                 let k = p.entry(entry.as_deref())?;
+                let range = match gpusim::report::cfg_text::func_range(&p, k, func.as_deref()) {
+                    Ok(r) => r,
+                    Err(m) => {
+                        return Err(gpusim::ptx::diagnostics::Diagnostics {
+                            file: p.file.clone(),
+                            list: vec![gpusim::ptx::diagnostics::Diagnostic::new(
+                                "gpusim::cli::unknown_function",
+                                m,
+                            )],
+                        });
+                    }
+                };
                 Ok(if dot {
-                    gpusim::report::cfg_text::to_dot(&p, k)
+                    gpusim::report::cfg_text::to_dot_range(&p, k, range)
                 } else {
-                    gpusim::report::cfg_text::to_text(&p, k)
+                    gpusim::report::cfg_text::to_text_range(&p, k, range)
                 })
             });
             match result {

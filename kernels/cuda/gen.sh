@@ -17,6 +17,7 @@ madc tanh isspacep set ldu"
 
 status=0
 for cu in *.cu; do
+  case "$cu" in call_*) continue ;; esac  # nvcc kernels: gen_nvcc.sh
   ptx="${cu%.cu}.ptx"
   "$CLANG" -S -O2 -nocudalib -nocudainc -x cuda --cuda-device-only --cuda-gpu-arch=sm_70 "$cu" -o "$ptx"
 

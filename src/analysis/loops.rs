@@ -47,6 +47,14 @@ pub struct LoopInfo {
 impl LoopInfo {
     /// Finds the natural loops of `cfg`.
     pub fn new(cfg: &Cfg) -> LoopInfo {
+        LoopInfo::with_entries(cfg, &[])
+    }
+
+    /// [`LoopInfo::new`] for a CFG with more entry blocks than block 0
+    /// (each linked device function's first block): dominance is computed
+    /// from a virtual root with an edge to block 0 and to each of them, so
+    /// every function's loops are found.
+    pub fn with_entries(cfg: &Cfg, extra_entries: &[usize]) -> LoopInfo {
         let n = cfg.len();
         if n == 0 {
             return LoopInfo {
@@ -54,7 +62,18 @@ impl LoopInfo {
                 block_loop: Vec::new(),
             };
         }
-        let dom = DomTree::new(&cfg.succ_lists(), 0);
+        let mut succs = cfg.succ_lists();
+        let root = if extra_entries.is_empty() {
+            0
+        } else {
+            succs.push(
+                std::iter::once(0)
+                    .chain(extra_entries.iter().copied())
+                    .collect(),
+            );
+            n
+        };
+        let dom = DomTree::new(&succs, root);
         let idom = &dom.idom;
         // Back edges grouped by header (ascending header, ascending tail).
         let mut latches: Vec<Vec<usize>> = vec![Vec::new(); n];

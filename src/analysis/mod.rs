@@ -31,7 +31,12 @@ impl KernelAnalysis {
     pub fn new(kernel: &Kernel) -> KernelAnalysis {
         let cfg = Cfg::new(kernel);
         let postdom = PostDominators::new(&cfg);
-        let loops = LoopInfo::new(&cfg);
+        let entries: Vec<usize> = kernel
+            .funcs
+            .iter()
+            .map(|f| cfg.block_of(f.entry).index())
+            .collect();
+        let loops = LoopInfo::with_entries(&cfg, &entries);
         KernelAnalysis {
             cfg,
             postdom,

@@ -44,7 +44,7 @@ impl OpClass {
             Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red | Opcode::Wait | Opcode::Tex => {
                 OpClass::Mem
             }
-            Opcode::Bra | Opcode::Ret | Opcode::Exit => OpClass::Control,
+            Opcode::Bra | Opcode::Ret | Opcode::Exit | Opcode::Call => OpClass::Control,
             Opcode::Bar => OpClass::Barrier,
             Opcode::Membar | Opcode::Fence | Opcode::Nanosleep => OpClass::Sync,
             Opcode::Shfl | Opcode::Vote | Opcode::Activemask => OpClass::Warp,

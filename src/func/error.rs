@@ -72,6 +72,22 @@ pub enum SimErrorKind {
         /// The reference's name.
         name: String,
     },
+    /// A call nested deeper than [`crate::func::call::MAX_CALL_DEPTH`]
+    /// (unbounded recursion).
+    CallStackOverflow {
+        /// The function being called.
+        func: String,
+        /// The limit.
+        limit: usize,
+    },
+    /// An indirect call through a value that is no function's address.
+    BadCallTarget,
+    /// An indirect call whose target takes other parameters than the call
+    /// passes.
+    CallSignature {
+        /// The target.
+        func: String,
+    },
     /// The launch itself is invalid (sizes, parameters).
     BadLaunch {
         /// Why.
@@ -231,6 +247,21 @@ impl fmt::Display for SimError {
             SimErrorKind::TextureUnbound { name } => {
                 write!(f, "texture reference `{name}` is not bound")?
             }
+            SimErrorKind::CallStackOverflow { func, limit } => write!(
+                f,
+                "call stack overflow: calling `{func}` would nest more than {limit} calls \
+                 (unbounded recursion?)"
+            )?,
+            SimErrorKind::BadCallTarget => write!(
+                f,
+                "indirect call to {:#x}, which is not the address of a function of this kernel",
+                self.addr.unwrap_or(0)
+            )?,
+            SimErrorKind::CallSignature { func } => write!(
+                f,
+                "indirect call to `{func}` passes arguments or return values of other sizes \
+                 than it declares"
+            )?,
             SimErrorKind::BadLaunch { reason } => {
                 return write!(f, "cannot launch kernel `{}`: {reason}", self.kernel);
             }

@@ -1164,9 +1164,26 @@ pub fn exec_into(w: &mut Warp, cx: &mut ExecCtx<'_>, out: &mut DynInst) -> Resul
                 if rpc == NO_RPC { NO_RPC } else { rpc },
             );
         }
+        Opcode::Call => {
+            let (kernel, info) = (e.kernel, e.cx.info);
+            if let Err((kind, lane, addr)) =
+                crate::func::call::call(e.w, kernel, info, pc, exec_mask)
+            {
+                return Err(e.err(kind, lane, addr));
+            }
+            d.taken = exec_mask;
+        }
+        Opcode::Ret if !e.w.frames.is_empty() => {
+            let (kernel, info) = (e.kernel, e.cx.info);
+            crate::func::call::ret(e.w, kernel, info, pc, active, exec_mask);
+            d.taken = exec_mask;
+        }
         Opcode::Ret | Opcode::Exit => {
             d.exit = exec_mask != 0;
             e.w.stack.exit(exec_mask);
+            if !e.w.frames.is_empty() {
+                crate::func::call::drop_finished_frames(e.w);
+            }
             if active & !exec_mask != 0 {
                 e.w.stack.goto(pc + 1);
             }

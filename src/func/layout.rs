@@ -83,7 +83,18 @@ impl KernelInfo {
             }
         }
         let fast = decode(kernel, &reg_bits, &var_addr);
-        let zeroed_regs = registers_read_before_written(kernel, &analysis.cfg);
+        let mut reads: Vec<Vec<RegRef>> = kernel.insts.iter().map(|i| i.reads()).collect();
+        let mut writes: Vec<Vec<RegRef>> = kernel.insts.iter().map(|i| i.writes()).collect();
+        call_registers(kernel, &mut reads, &mut writes);
+        let mut zeroed_regs = registers_read_before_written(kernel, &analysis.cfg);
+        if !kernel.funcs.is_empty() {
+            // Device functions are not reached from the entry block in the
+            // CFG (calls are not edges), so their registers are zeroed
+            // conservatively.
+            zeroed_regs.extend(kernel.funcs.iter().flat_map(|f| f.regs.0..f.regs.1));
+            zeroed_regs.sort_unstable();
+            zeroed_regs.dedup();
+        }
         KernelInfo {
             zeroed_regs,
             fast,
@@ -94,8 +105,41 @@ impl KernelInfo {
             shared_static: shared,
             shared_dynamic_base: dyn_base,
             local_size: local.next_multiple_of(8) as u32,
-            reads: kernel.insts.iter().map(|i| i.reads()).collect(),
-            writes: kernel.insts.iter().map(|i| i.writes()).collect(),
+            reads,
+            writes,
         }
+    }
+}
+
+/// Register arguments and return values of calls (old-style `.reg`
+/// parameters) for the scoreboard: a `call` reads its register arguments
+/// and writes its register return slots; a function's `ret` reads its
+/// register return values.
+fn call_registers(kernel: &Kernel, reads: &mut [Vec<RegRef>], writes: &mut [Vec<RegRef>]) {
+    use crate::ir::Opcode;
+    use crate::ir::call::ArgSlot;
+    if kernel.calls.is_empty() {
+        return;
+    }
+    let reg = |a: &crate::ir::call::ArgInfo| match a.slot {
+        ArgSlot::Reg(r) => Some(RegRef::Reg(r)),
+        ArgSlot::Var(_) => None,
+    };
+    for site in &kernel.calls {
+        let i = site.inst.0 as usize;
+        reads[i].extend(site.args.iter().filter_map(reg));
+        writes[i].extend(site.rets.iter().filter_map(reg));
+    }
+    for f in &kernel.funcs {
+        let range = f.entry.0 as usize..f.end.0 as usize;
+        for (inst, r) in kernel.insts[range.clone()].iter().zip(&mut reads[range]) {
+            if inst.op == Opcode::Ret {
+                r.extend(f.rets.iter().filter_map(reg));
+            }
+        }
+    }
+    for v in reads.iter_mut().chain(writes.iter_mut()) {
+        v.sort();
+        v.dedup();
     }
 }

@@ -8,6 +8,7 @@
 //! [`exec::perform_atomic`] does the read-modify-write when the memory system
 //! says the request has arrived.
 
+pub mod call;
 pub mod decode;
 pub mod dyninst;
 pub mod error;

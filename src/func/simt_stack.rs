@@ -7,9 +7,19 @@
 //! entry (its PC becomes the branch's ipdom) and pushes the not-taken path,
 //! then the taken path (which therefore runs first). An entry pops when its
 //! PC reaches its reconvergence PC. Exited lanes leave every entry.
+//!
+//! A device-function call moves the top entry to the return PC and pushes
+//! a frame entry (reconvergence PC [`RET_RPC`], never reached) per callee;
+//! returning lanes leave the frame entry and everything above it, so the
+//! caller resumes once every calling lane has returned
+//! ([`crate::func::call`]).
 
 /// No reconvergence before the kernel exits.
 pub const NO_RPC: u32 = u32::MAX;
+
+/// Reconvergence PC of a call's frame entry: never reached by a PC, the
+/// entry pops when its lanes have all returned (or exited).
+pub const RET_RPC: u32 = u32::MAX - 1;
 
 /// One stack entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,6 +153,36 @@ impl SimtStack {
         }
     }
 
+    /// A call by the top entry's `lanes`: the top entry continues at
+    /// `return_pc` once every frame pushed above it has returned. Push the
+    /// frames with [`SimtStack::push_frame`]; returns the top's index.
+    pub fn call(&mut self, return_pc: u32) -> usize {
+        if let Some(top) = self.entries.last_mut() {
+            top.pc = return_pc;
+        }
+        self.entries.len().saturating_sub(1)
+    }
+
+    /// Pushes a call frame entry: `lanes` start at `entry`; returns its index.
+    pub fn push_frame(&mut self, entry: u32, lanes: u64) -> usize {
+        self.entries.push(Entry {
+            pc: entry,
+            rpc: RET_RPC,
+            mask: lanes,
+        });
+        self.entries.len() - 1
+    }
+
+    /// Lanes in `lanes` return from the frame whose entry is at `frame`:
+    /// they leave it and every entry above it; empty entries pop (and then
+    /// a caller entry that reached its reconvergence PC).
+    pub fn leave_frame(&mut self, frame: usize, lanes: u64) {
+        for e in self.entries.iter_mut().skip(frame) {
+            e.mask &= !lanes;
+        }
+        self.reconverge();
+    }
+
     /// Lanes in `lanes` exit: they leave every entry; empty entries pop.
     pub fn exit(&mut self, lanes: u64) {
         for e in &mut self.entries {
@@ -215,6 +255,42 @@ mod tests {
         assert_eq!((s.pc(), s.active()), (Some(9), 0b1000));
         s.goto(8);
         assert_eq!((s.pc(), s.active(), s.depth()), (Some(8), 0b1111, 1));
+    }
+
+    #[test]
+    fn call_frames_wait_for_every_lane_to_return() {
+        // Lanes 0b0110 call at 5 (entry 40); inside, lane 1 returns early
+        // (a guarded ret), lane 2 diverges to a path that returns later.
+        let mut s = SimtStack::new(0b1111);
+        s.branch(0b0110, 3, 1, 9); // the call sits in a divergent path
+        assert_eq!((s.pc(), s.active()), (Some(3), 0b0110));
+        let caller = s.call(6);
+        let frame = s.push_frame(40, 0b0110);
+        assert_eq!(frame, caller + 1);
+        assert_eq!((s.pc(), s.active()), (Some(40), 0b0110));
+        s.branch(0b0100, 50, 41, NO_RPC); // paths meet only at the return
+        assert_eq!((s.pc(), s.active()), (Some(50), 0b0100));
+        s.leave_frame(frame, 0b0100); // lane 2 returns
+        assert_eq!((s.pc(), s.active()), (Some(41), 0b0010));
+        s.leave_frame(frame, 0b0010); // lane 1 returns: the frame pops
+        assert_eq!(
+            (s.pc(), s.active(), s.depth()),
+            (Some(6), 0b0110, caller + 1)
+        );
+        s.goto(9); // the caller's path reaches its reconvergence point
+        assert_eq!((s.pc(), s.active()), (Some(1), 0b1001));
+    }
+
+    #[test]
+    fn a_return_at_the_callers_reconvergence_point_pops_both() {
+        let mut s = SimtStack::new(0b11);
+        s.branch(0b01, 3, 1, 4); // lane 0 runs 3, then reaches 4
+        let caller = s.call(4); // the call is the path's last instruction
+        let frame = s.push_frame(20, 0b01);
+        assert_eq!(frame, caller + 1);
+        s.leave_frame(frame, 0b01);
+        // Lane 0 is back at 4 = its rpc: the path pops, lane 1 runs.
+        assert_eq!((s.pc(), s.active()), (Some(1), 0b10));
     }
 
     #[test]

@@ -64,6 +64,8 @@ pub struct Warp {
     pub preds: Vec<u64>,
     /// Reconvergence stack (current PC and active mask on top).
     pub stack: SimtStack,
+    /// Device-function calls in progress, outermost first.
+    pub frames: Vec<crate::func::call::CallFrame>,
     /// Per-lane addresses of the last memory instruction executed.
     pub addrs: Vec<u64>,
     /// Per-thread local memory: `local[lane * local_size ..]`.
@@ -123,6 +125,7 @@ impl Warp {
             regs: vec![0; nregs * lanes as usize],
             preds: vec![0; npreds],
             stack: SimtStack::new(valid),
+            frames: Vec::new(),
             addrs: vec![0; lanes as usize],
             local: vec![0; local_size as usize * lanes as usize],
             local_size,
@@ -190,6 +193,7 @@ impl Warp {
             }
         }
         self.stack.restart(self.valid);
+        self.frames.clear();
         self.barrier = None;
         self.bar_red = 0;
         self.pending_atomics.clear();

@@ -273,6 +273,9 @@ pub enum Opcode {
     Set,
     /// `tex.1d/.2d.v4.dtype.ctype d, [texref, {coords}]`: texture fetch.
     Tex,
+    /// `call`: a device-function call; `src[0]` is the call-site index in
+    /// [`Kernel::calls`], `src[1]` the target register of an indirect call.
+    Call,
 }
 
 impl Opcode {
@@ -350,11 +353,13 @@ impl Opcode {
         ("isspacep", Opcode::Isspacep),
         ("set", Opcode::Set),
         ("tex", Opcode::Tex),
+        ("call", Opcode::Call),
     ];
 
     /// Looks an opcode up by its spelling.
     pub fn from_name(s: &str) -> Option<Opcode> {
         Some(match s {
+            "call" => Opcode::Call,
             "add" => Opcode::Add,
             "sub" => Opcode::Sub,
             "mul" => Opcode::Mul,
@@ -1018,8 +1023,14 @@ pub struct Kernel {
     pub preds: Vec<String>,
     /// Variables, indexed by [`VarId`] (module-scope ones first).
     pub vars: Vec<Var>,
-    /// Instructions, indexed by [`InstId`].
+    /// Instructions, indexed by [`InstId`]: the entry's own first, then the
+    /// body of every device function it can call ([`Kernel::funcs`]).
     pub insts: Vec<Inst>,
+    /// Device functions linked after the entry's instructions, in module
+    /// order ([`crate::ir::call`]).
+    pub funcs: Vec<crate::ir::call::FuncInfo>,
+    /// Call sites, indexed by the immediate `src[0]` of each `call`.
+    pub calls: Vec<crate::ir::call::CallSite>,
     /// Labels and the instruction each names, in source order.
     pub labels: Vec<(String, InstId)>,
     /// `.maxntid`

@@ -14,6 +14,8 @@ use crate::ptx::ast::{self, Ident, Literal, Stmt};
 use crate::ptx::diagnostics::{Diagnostic, Span};
 use crate::ptx::suggest::closest;
 
+mod call;
+
 /// Lowers a parsed module. Returns the module (kernels with errors are still
 /// included, partially) and every diagnostic.
 pub fn lower(m: &ast::Module<'_>, src: &str) -> (Module, Vec<Diagnostic>) {
@@ -70,21 +72,10 @@ pub fn lower(m: &ast::Module<'_>, src: &str) -> (Module, Vec<Diagnostic>) {
     }
     let mut kernels: Vec<Kernel> = Vec::new();
     let mut seen: HashMap<&str, Span> = HashMap::default();
+    let sigs = call::signatures(m);
+    let (funcs, bodyless) = call::lower_funcs(m, &globals, &lines, &sigs, &mut diags);
     for f in &m.functions {
         if !f.is_entry {
-            diags.push(
-                Diagnostic::new(
-                    "gpusim::lower::unsupported",
-                    format!(
-                        "device function `{}` (`.func`) is not supported",
-                        f.name.text
-                    ),
-                )
-                .label(f.keyword.join(f.name.span), "device function")
-                .help(
-                    "gpusim runs single-entry kernels; inline device functions into the `.entry`",
-                ),
-            );
             continue;
         }
         if let Some(prev) = seen.insert(f.name.text, f.name.span) {
@@ -101,9 +92,13 @@ pub fn lower(m: &ast::Module<'_>, src: &str) -> (Module, Vec<Diagnostic>) {
         let Some(body) = &f.body else { continue };
         let mut cx = KernelCx::new(f, &globals, &lines, &mut diags);
         cx.textures = textures.clone();
+        cx.module_funcs = sigs.clone();
         cx.declare(body);
         cx.instructions(body);
-        kernels.push(cx.finish(f));
+        let lowered = cx.finish_body(f, globals.len());
+        kernels.push(crate::ir::call::link(
+            lowered, &funcs, &bodyless, &mut diags,
+        ));
     }
     (Module { kernels }, diags)
 }
@@ -135,6 +130,7 @@ fn lower_var(v: &ast::VarDecl<'_>, module_scope: bool, diags: &mut Vec<Diagnosti
         ".shared" => Space::Shared,
         ".const" => Space::Const,
         ".local" => Space::Local,
+        ".param" if !module_scope => Space::Param,
         other => {
             diags.push(
                 Diagnostic::new(
@@ -146,7 +142,7 @@ fn lower_var(v: &ast::VarDecl<'_>, module_scope: bool, diags: &mut Vec<Diagnosti
             return None;
         }
     };
-    if !module_scope && !matches!(space, Space::Shared | Space::Local) {
+    if !module_scope && !matches!(space, Space::Shared | Space::Local | Space::Param) {
         diags.push(
             Diagnostic::new(
                 "gpusim::lower::bad_state_space",
@@ -434,6 +430,24 @@ struct KernelCx<'a, 'd> {
     insts: Vec<Inst>,
     /// The module's texture references.
     textures: Vec<String>,
+    /// The module's device functions by name (for calls and addresses).
+    module_funcs: HashMap<&'a str, call::FuncSig>,
+    /// `.callprototype` declarations of this body.
+    protos: HashMap<&'a str, call::FuncSig>,
+    /// Call sites lowered so far.
+    sites: Vec<crate::ir::call::PendingSite>,
+    /// Instructions taking a function's address.
+    func_refs: Vec<(u32, String)>,
+    /// Variables declared in each nested `{ }` block (pre-order), visible
+    /// only inside it (nvcc's call sequences each declare `param0` …).
+    block_scopes: Vec<HashMap<String, VarId>>,
+    /// The nested blocks enclosing the statement being processed.
+    scope_path: Vec<usize>,
+    /// Nested blocks entered so far by the instruction pass.
+    blocks_seen: usize,
+    /// Registers declared inside nested blocks (a same-typed redeclaration
+    /// in a sibling block, like nvcc's `temp_param_reg`, names the same one).
+    nested_regs: HashMap<&'a str, ()>,
 }
 
 const NO_REG: u32 = u32::MAX;
@@ -462,6 +476,14 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             label_list: Vec::new(),
             insts: Vec::new(),
             textures: Vec::new(),
+            module_funcs: HashMap::default(),
+            protos: HashMap::default(),
+            sites: Vec::new(),
+            func_refs: Vec::new(),
+            block_scopes: Vec::new(),
+            scope_path: Vec::new(),
+            blocks_seen: 0,
+            nested_regs: HashMap::default(),
         };
         for g in globals {
             cx.var_ids
@@ -469,7 +491,9 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             cx.vars.push(g.clone());
         }
         let mut offset = 0u32;
-        for p in &f.params {
+        // A `.func`'s parameters are per-call storage ([`call`]), not the
+        // launch's parameter buffer.
+        for p in f.params.iter().filter(|_| f.is_entry) {
             let Some(ty) = Type::from_directive(p.ty.text).filter(|t| *t != Type::Pred) else {
                 cx.diags.push(
                     Diagnostic::new(
@@ -495,6 +519,16 @@ impl<'a, 'd> KernelCx<'a, 'd> {
         }
         cx.param_bytes = offset;
         cx
+    }
+
+    /// A variable by name: the innermost enclosing block's first, then the
+    /// function's and the module's.
+    fn lookup_var(&self, name: &str) -> Option<VarId> {
+        self.scope_path
+            .iter()
+            .rev()
+            .find_map(|&b| self.block_scopes[b].get(name).copied())
+            .or_else(|| self.var_ids.get(name).copied())
     }
 
     fn err(&mut self, d: Diagnostic) {
@@ -527,6 +561,13 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                     };
                     for (name, count) in &r.names {
                         if let Some(prev) = self.decls.get(name.text) {
+                            if !self.scope_path.is_empty()
+                                && self.nested_regs.contains_key(name.text)
+                                && prev.ty == ty
+                                && prev.count == *count
+                            {
+                                continue;
+                            }
                             let prev = prev.span;
                             self.err(
                                 Diagnostic::new(
@@ -547,11 +588,19 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                             },
                         );
                         self.decl_names.push((name.text, *count));
+                        if !self.scope_path.is_empty() {
+                            self.nested_regs.insert(name.text, ());
+                        }
                     }
                 }
                 Stmt::Var(v) => {
                     if let Some(var) = lower_var(v, false, self.diags) {
-                        if self.var_ids.contains_key(&var.name) {
+                        let scope = self.scope_path.last().copied();
+                        let taken = match scope {
+                            Some(b) => self.block_scopes[b].contains_key(&var.name),
+                            None => self.var_ids.contains_key(&var.name),
+                        };
+                        if taken {
                             self.err(
                                 Diagnostic::new(
                                     "gpusim::lower::duplicate_declaration",
@@ -560,8 +609,11 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                                 .label(v.name.span, "second declaration"),
                             );
                         } else {
-                            self.var_ids
-                                .insert(var.name.clone(), VarId(self.vars.len() as u32));
+                            let id = VarId(self.vars.len() as u32);
+                            match scope {
+                                Some(b) => self.block_scopes[b].insert(var.name.clone(), id),
+                                None => self.var_ids.insert(var.name.clone(), id),
+                            };
                             self.vars.push(var);
                         }
                     }
@@ -584,8 +636,14 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                             .push((l.text.to_string(), InstId(*next_inst)));
                     }
                 }
-                Stmt::Inst(_) => *next_inst += 1,
-                Stmt::Block(b) => self.declare_block(b, next_inst),
+                Stmt::Inst(_) | Stmt::Call(_) => *next_inst += 1,
+                Stmt::Block(b) => {
+                    self.scope_path.push(self.block_scopes.len());
+                    self.block_scopes.push(HashMap::default());
+                    self.declare_block(b, next_inst);
+                    self.scope_path.pop();
+                }
+                Stmt::Prototype(p) => self.declare_prototype(p),
             }
         }
     }
@@ -601,7 +659,18 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                         inst.unwrap_or_else(|| placeholder(i.span, self.lines.line(i.span.start))),
                     );
                 }
-                Stmt::Block(b) => self.instructions(b),
+                Stmt::Block(b) => {
+                    self.scope_path.push(self.blocks_seen);
+                    self.blocks_seen += 1;
+                    self.instructions(b);
+                    self.scope_path.pop();
+                }
+                Stmt::Call(c) => {
+                    let inst = self.call_inst(c);
+                    self.insts.push(
+                        inst.unwrap_or_else(|| placeholder(c.span, self.lines.line(c.span.start))),
+                    );
+                }
                 _ => {}
             }
         }
@@ -632,6 +701,8 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             preds: self.preds,
             vars: self.vars,
             insts: self.insts,
+            funcs: Vec::new(),
+            calls: Vec::new(),
             labels: self.label_list,
             maxntid: f.maxntid,
             reqntid: f.reqntid,
@@ -1395,7 +1466,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 .check_compat(t, have, relaxed, id.span, decl, opcode)
                 .then_some(Operand::Reg(r));
         }
-        if let Some(&v) = self.var_ids.get(id.text) {
+        if let Some(v) = self.lookup_var(id.text) {
             if symbol_ok && t.bits() >= 32 && !t.is_float() {
                 return Some(Operand::VarAddr(v));
             }
@@ -1412,6 +1483,9 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 )),
             );
             return None;
+        }
+        if symbol_ok && self.module_funcs.contains_key(id.text) {
+            return self.function_address(id, t);
         }
         self.unknown_symbol(id);
         None
@@ -1478,7 +1552,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             ));
         }
         if let Some(p) = self.params.iter().position(|p| p.name == b.text) {
-            if mods.space != Space::Param {
+            if mods.space != Space::Param || opcode.starts_with("st") {
                 self.err(
                     Diagnostic::new(
                         "gpusim::lower::bad_state_space",
@@ -1496,7 +1570,7 @@ impl<'a, 'd> KernelCx<'a, 'd> {
                 none,
             ));
         }
-        if let Some(&v) = self.var_ids.get(b.text) {
+        if let Some(v) = self.lookup_var(b.text) {
             let vs = self.vars[v.0 as usize].space;
             if mods.space != Space::Generic && mods.space != vs {
                 self.err(
@@ -1919,7 +1993,12 @@ impl<'a, 'd> KernelCx<'a, 'd> {
             | Opcode::Dp2a
             | Opcode::Tex => 2,
             Opcode::Isspacep => 0,
-            Opcode::Bra | Opcode::Ret | Opcode::Exit | Opcode::Membar | Opcode::Fence => 0,
+            Opcode::Bra
+            | Opcode::Ret
+            | Opcode::Exit
+            | Opcode::Membar
+            | Opcode::Fence
+            | Opcode::Call => 0,
             Opcode::Bar => usize::from(matches!(
                 mods.bar,
                 BarKind::RedPopc | BarKind::RedAnd | BarKind::RedOr
@@ -1964,7 +2043,8 @@ impl<'a, 'd> KernelCx<'a, 'd> {
         // State spaces.
         let space_ok =
             match op {
-                Opcode::St => !matches!(mods.space, Space::Param | Space::Const),
+                // `st.param` is for call-site parameters (checked per operand).
+                Opcode::St => mods.space != Space::Const,
                 Opcode::Atom | Opcode::Red => {
                     matches!(mods.space, Space::Global | Space::Shared | Space::Generic)
                 }
@@ -2290,7 +2370,12 @@ fn type_allowed(op: Opcode, mods: &Mods, k: usize, t: Type) -> Result<(), &'stat
             }
         }
         Opcode::Wait => t == Type::B32,
-        Opcode::Bra | Opcode::Ret | Opcode::Exit | Opcode::Membar | Opcode::Fence => false,
+        Opcode::Bra
+        | Opcode::Ret
+        | Opcode::Exit
+        | Opcode::Membar
+        | Opcode::Fence
+        | Opcode::Call => false,
         Opcode::Mul24 | Opcode::Mad24 => {
             matches!(t, Type::U32 | Type::S32)
                 && (!mods.has(flag::SAT) || (t == Type::S32 && mods.mul == MulMode::Hi))
@@ -2402,7 +2487,7 @@ fn signature(op: Opcode, mods: &Mods, t: Type, t2: Type, n: usize) -> Vec<Slot> 
         Opcode::Selp => vec![Dst(t, false), Src(t, false), Src(t, false), SrcPred],
         Opcode::Slct => vec![Dst(t, false), Src(t, false), Src(t, false), Src(t2, false)],
         Opcode::Bra => vec![Target],
-        Opcode::Ret | Opcode::Exit | Opcode::Membar | Opcode::Fence => vec![],
+        Opcode::Ret | Opcode::Exit | Opcode::Membar | Opcode::Fence | Opcode::Call => vec![],
         Opcode::Bar => match mods.bar {
             BarKind::Sync if n == 2 => vec![Src(Type::U32, false), Src(Type::U32, false)],
             BarKind::Sync => vec![Src(Type::U32, false)],

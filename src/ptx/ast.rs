@@ -50,6 +50,10 @@ pub struct Function<'a> {
     pub name: Ident<'a>,
     /// Parameters in order.
     pub params: Vec<ParamDecl<'a>>,
+    /// Return parameters of a `.func` (`.func (.param .b32 r) f(…)`), in order.
+    pub rets: Vec<ParamDecl<'a>>,
+    /// `.extern` was written before the keyword.
+    pub is_extern: bool,
     /// `.maxntid x, y, z`.
     pub maxntid: Option<[u32; 3]>,
     /// `.reqntid x, y, z`.
@@ -73,6 +77,8 @@ pub struct ParamDecl<'a> {
     pub name: Ident<'a>,
     /// Array length for byte-array parameters.
     pub array: Option<u64>,
+    /// Declared `.reg` (an old-style register parameter of a `.func`).
+    pub is_reg: bool,
     /// The whole declaration.
     pub span: Span,
 }
@@ -122,6 +128,42 @@ pub enum Stmt<'a> {
     Inst(Instruction<'a>),
     /// A nested `{ … }` block (flattened by lowering; names are function-wide).
     Block(Vec<Stmt<'a>>),
+    /// `call (r), f, (a, b);` — a device-function call (one instruction).
+    Call(CallStmt<'a>),
+    /// `proto: .callprototype (.param .b32 _) _ (.param .b32 _);`
+    Prototype(Prototype<'a>),
+}
+
+/// `@p call.uni (ret), target, (arg, …), proto;` as written.
+#[derive(Clone, Debug)]
+pub struct CallStmt<'a> {
+    /// Guard predicate and whether it is negated.
+    pub guard: Option<(bool, Ident<'a>)>,
+    /// `call` or `call.uni`.
+    pub opcode: Ident<'a>,
+    /// Return arguments (call-site `.param` variables or registers).
+    pub rets: Vec<Ident<'a>>,
+    /// The callee: a function name, or a register holding its address.
+    pub target: Ident<'a>,
+    /// Arguments (call-site `.param` variables or registers).
+    pub args: Vec<Ident<'a>>,
+    /// The `.callprototype` label (or `.calltargets` list) of an indirect call.
+    pub proto: Option<Ident<'a>>,
+    /// From the guard (or opcode) to the `;`.
+    pub span: Span,
+}
+
+/// A `.callprototype` declaration: the signature of indirect calls.
+#[derive(Clone, Debug)]
+pub struct Prototype<'a> {
+    /// The label naming it.
+    pub name: Ident<'a>,
+    /// Return parameters.
+    pub rets: Vec<ParamDecl<'a>>,
+    /// Parameters.
+    pub params: Vec<ParamDecl<'a>>,
+    /// The whole declaration.
+    pub span: Span,
 }
 
 /// `@!%p1 setp.lt.s32 %p2, %r1, 4;`

@@ -18,6 +18,8 @@ use crate::ptx::ast::*;
 use crate::ptx::diagnostics::{Diagnostic, Span};
 use crate::ptx::lexer::{Token, TokenKind};
 
+mod call;
+
 /// A token slice plus the source it came from: nom's input type here.
 #[derive(Clone, Copy, Debug)]
 pub struct Tokens<'a> {
@@ -393,9 +395,11 @@ fn dim(i: Tokens<'_>) -> PResult<'_, Option<u64>> {
     Ok((i, n.map(|n| n.0)))
 }
 
-/// A `.param` in an entry's parameter list.
+/// A `.param` in an entry's parameter list (or a `.reg` parameter of a
+/// `.func`, as old PTX writes them).
 fn param(i: Tokens<'_>) -> PResult<'_, ParamDecl<'_>> {
-    let (mut i, kw) = directive(".param")(i)?;
+    let (mut i, kw) = nom::branch::alt((directive(".param"), directive(".reg"))).parse(i)?;
+    let is_reg = kw.text == ".reg";
     let mut ty: Option<Ident<'_>> = None;
     let mut al = None;
     // Type, `.ptr`, state-space and `.align N` annotations in any order.
@@ -430,6 +434,7 @@ fn param(i: Tokens<'_>) -> PResult<'_, ParamDecl<'_>> {
             align: al,
             name,
             array: array.flatten(),
+            is_reg,
             span: kw.span.join(end),
         },
     ))
@@ -551,7 +556,15 @@ const MODULE_DIRECTIVES: &[&str] = &[
 ];
 /// Directives accepted inside a function body.
 const BODY_DIRECTIVES: &[&str] = &[
-    ".reg", ".shared", ".local", ".global", ".const", ".loc", ".pragma",
+    ".reg",
+    ".shared",
+    ".local",
+    ".global",
+    ".const",
+    ".param",
+    ".callprototype",
+    ".loc",
+    ".pragma",
 ];
 
 /// The parser's running state: position, diagnostics.
@@ -813,7 +826,9 @@ impl<'a> StmtParser<'a> {
         }
         match self.peek_text() {
             ".entry" | ".func" => {
-                if let Some(f) = self.function() {
+                let is_extern = linkage.is_some_and(|l| l.text == ".extern");
+                if let Some(mut f) = self.function() {
+                    f.is_extern = is_extern;
                     m.functions.push(f);
                 }
             }
@@ -849,13 +864,16 @@ impl<'a> StmtParser<'a> {
         let is_entry = self.peek_text() == ".entry";
         self.pos += 1;
         // `.func (.param .b32 ret) name (…)`: an optional return list first.
-        if !is_entry
-            && self.peek().map(|t| t.kind) == Some(TokenKind::LParen)
-            && let Err(e) = self.run(param_list)
-        {
-            self.report(e);
-            self.skip_function();
-            return None;
+        let mut rets = Vec::new();
+        if !is_entry && self.peek().map(|t| t.kind) == Some(TokenKind::LParen) {
+            match self.run(param_list) {
+                Ok(r) => rets = r,
+                Err(e) => {
+                    self.report(e);
+                    self.skip_function();
+                    return None;
+                }
+            }
         }
         let name = match self.run(word) {
             Ok(n) => n,
@@ -882,6 +900,8 @@ impl<'a> StmtParser<'a> {
             keyword: kw_tok.span,
             name,
             params,
+            rets,
+            is_extern: false,
             maxntid: None,
             reqntid: None,
             maxnreg: None,
@@ -1030,6 +1050,30 @@ impl<'a> StmtParser<'a> {
                             }
                         }
                     }
+                    ".param" => {
+                        // A call-site parameter (`.param .b32 param0;`).
+                        let space = Ident { text, span: t.span };
+                        self.pos += 1;
+                        match self.run(|i| var_rest(i, space, None)) {
+                            Ok(v) => out.push(Stmt::Var(v)),
+                            Err(e) => {
+                                self.report(e);
+                                self.recover();
+                            }
+                        }
+                    }
+                    ".callprototype" => {
+                        let label = match out.last() {
+                            Some(Stmt::Label(l)) => Some(*l),
+                            _ => None,
+                        };
+                        if label.is_some() {
+                            out.pop();
+                        }
+                        if let Some(p) = self.prototype(label, t.span) {
+                            out.push(Stmt::Prototype(p));
+                        }
+                    }
                     ".loc" | ".file" => self.skip_line(),
                     ".pragma" => self.skip_statement_or_line(),
                     ".visible" | ".entry" | ".func" | ".extern" | ".version" | ".target" => {
@@ -1058,6 +1102,11 @@ impl<'a> StmtParser<'a> {
                 {
                     out.push(Stmt::Label(Ident { text, span: t.span }));
                     self.pos += 2;
+                }
+                TokenKind::Word | TokenKind::At if self.at_call() => {
+                    if let Some(c) = self.call() {
+                        out.push(Stmt::Call(c));
+                    }
                 }
                 TokenKind::Word | TokenKind::At => {
                     if let Some(inst) = self.instruction() {
@@ -1105,19 +1154,6 @@ impl<'a> StmtParser<'a> {
                 return None;
             }
         };
-        let base = opcode.text.split('.').next().unwrap_or("");
-        if matches!(base, "call" | "callseq") {
-            self.diags.push(
-                Diagnostic::new(
-                    "gpusim::parse::unsupported",
-                    "`call` is not supported: gpusim runs kernels without device-function calls",
-                )
-                .label(opcode.span, "function call")
-                .help("inline the callee (`__forceinline__`, or clang/nvcc at -O2 with always_inline)"),
-            );
-            self.recover();
-            return None;
-        }
         let ops = match self.run(operands) {
             Ok(o) => o,
             Err(e) => {

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use crate::analysis::BlockId;
+use crate::ir::call::Callee;
 use crate::program::Program;
 
 fn escape(s: &str) -> String {
@@ -31,13 +32,76 @@ fn loop_note(p: &Program, k: usize, b: BlockId) -> String {
     notes.join("; ")
 }
 
+/// What a `call` instruction calls, for the listings (`None` for other
+/// instructions).
+fn call_note(p: &Program, k: usize, i: usize) -> Option<String> {
+    let kernel = p.kernel(k);
+    let inst = &kernel.insts[i];
+    if inst.op != crate::ir::Opcode::Call {
+        return None;
+    }
+    let crate::ir::Operand::Imm(site) = inst.src[0] else {
+        return None;
+    };
+    let site = kernel.calls.get(site as usize)?;
+    Some(match site.callee {
+        Callee::Direct(f) => match kernel.funcs.get(f as usize) {
+            Some(func) => format!("calls {}", func.name),
+            None => "calls an undefined function".to_string(),
+        },
+        Callee::Indirect(r) => format!(
+            "indirect call through {}",
+            kernel
+                .regs
+                .get(r.0 as usize)
+                .map_or("?", |r| r.name.as_str())
+        ),
+    })
+}
+
+/// The instruction range `gpusim cfg --func NAME` shows: the entry's own
+/// code for `None`, else the named function's. Errors name the functions.
+pub fn func_range(p: &Program, k: usize, func: Option<&str>) -> Result<(u32, u32), String> {
+    let kernel = p.kernel(k);
+    match func {
+        None => Ok((0, kernel.insts.len() as u32)),
+        Some(name) => match kernel.funcs.iter().find(|f| f.name == name) {
+            Some(f) => Ok((f.entry.0, f.end.0)),
+            None => {
+                let names: Vec<String> = kernel
+                    .funcs
+                    .iter()
+                    .map(|f| format!("`{}`", f.name))
+                    .collect();
+                Err(if names.is_empty() {
+                    format!("kernel `{}` calls no device function", kernel.name)
+                } else {
+                    format!(
+                        "kernel `{}` has no device function `{name}`; it links {}",
+                        kernel.name,
+                        names.join(", ")
+                    )
+                })
+            }
+        },
+    }
+}
+
 /// Graphviz: one box per block listing its instructions (with loop
 /// begin/end markers), solid edges for control flow (`T` taken, `F`
 /// fall-through), dashed edges to each block's immediate post-dominator,
-/// loop headers filled and labelled with their depth.
+/// loop headers filled and labelled with their depth; each device function
+/// is a cluster, and dotted `call` edges go from a calling block to its
+/// callee's first block.
 pub fn to_dot(p: &Program, k: usize) -> String {
+    to_dot_range(p, k, (0, p.kernel(k).insts.len() as u32))
+}
+
+/// [`to_dot`] restricted to the blocks in the instruction range `range`.
+pub fn to_dot_range(p: &Program, k: usize, range: (u32, u32)) -> String {
     let kernel = p.kernel(k);
     let a = &p.analyses[k];
+    let shown = |b: &crate::analysis::cfg::Block| b.start.0 >= range.0 && b.start.0 < range.1;
     let mut out = String::new();
     let _ = writeln!(out, "digraph \"{}\" {{", escape(&kernel.name));
     let _ = writeln!(
@@ -46,7 +110,17 @@ pub fn to_dot(p: &Program, k: usize) -> String {
     );
     let _ = writeln!(out, "  exit [label=\"EXIT\", shape=ellipse];");
     for (bi, block) in a.cfg.blocks.iter().enumerate() {
+        if !shown(block) {
+            continue;
+        }
         let b = BlockId(bi as u32);
+        if let Some(f) = kernel.funcs.iter().find(|f| f.entry == block.start) {
+            let _ = writeln!(
+                out,
+                "  fn{bi} [label=\"function {}\", shape=note];\n  fn{bi} -> b{bi} [style=dotted];",
+                escape(&f.name)
+            );
+        }
         let mut label = format!("B{bi}");
         let note = loop_note(p, k, b);
         if !note.is_empty() {
@@ -61,6 +135,9 @@ pub fn to_dot(p: &Program, k: usize) -> String {
             }
             for l in a.loops.ends_at(id) {
                 let _ = write!(marks, " // loop L{} end", l.0);
+            }
+            if let Some(c) = call_note(p, k, i as usize) {
+                let _ = write!(marks, " // {c}");
             }
             let _ = write!(
                 label,
@@ -78,6 +155,24 @@ pub fn to_dot(p: &Program, k: usize) -> String {
         let _ = writeln!(out, "  b{bi} [label=\"{label}\"{style}];");
     }
     for (bi, block) in a.cfg.blocks.iter().enumerate() {
+        if !shown(block) {
+            continue;
+        }
+        for i in block.start.0..block.end.0 {
+            let inst = &kernel.insts[i as usize];
+            if let (crate::ir::Opcode::Call, crate::ir::Operand::Imm(site)) = (inst.op, inst.src[0])
+                && let Some(Callee::Direct(f)) = kernel.calls.get(site as usize).map(|s| s.callee)
+                && let Some(func) = kernel.funcs.get(f as usize)
+                && func.entry.0 >= range.0
+                && func.entry.0 < range.1
+            {
+                let _ = writeln!(
+                    out,
+                    "  b{bi} -> b{} [style=dotted, color=blue, label=\"call\", fontcolor=blue];",
+                    a.cfg.block_of(func.entry).0
+                );
+            }
+        }
         let two = block.fallthrough.is_some() && block.taken.is_some();
         if let Some(f) = block.fallthrough {
             let _ = writeln!(
@@ -100,6 +195,9 @@ pub fn to_dot(p: &Program, k: usize) -> String {
         }
     }
     for (bi, ip) in a.postdom.all().iter().enumerate() {
+        if !shown(&a.cfg.blocks[bi]) {
+            continue;
+        }
         let target = ip.map_or("exit".to_string(), |p| format!("b{}", p.0));
         let _ = writeln!(
             out,
@@ -110,12 +208,20 @@ pub fn to_dot(p: &Program, k: usize) -> String {
     out
 }
 
-/// Plain text: each block with its instructions, successors, ipdom and loop.
+/// Plain text: each block with its instructions, successors, ipdom and
+/// loop; each device function starts with a `function` line, and each
+/// `call` names its callee.
 pub fn to_text(p: &Program, k: usize) -> String {
+    to_text_range(p, k, (0, p.kernel(k).insts.len() as u32))
+}
+
+/// [`to_text`] restricted to the blocks in the instruction range `range`
+/// (a function's, from [`func_range`]).
+pub fn to_text_range(p: &Program, k: usize, range: (u32, u32)) -> String {
     let kernel = p.kernel(k);
     let a = &p.analyses[k];
     let mut out = String::new();
-    let _ = writeln!(
+    let _ = write!(
         out,
         "kernel {}: {} instructions, {} blocks, {} loops",
         kernel.name,
@@ -123,7 +229,35 @@ pub fn to_text(p: &Program, k: usize) -> String {
         a.cfg.len(),
         a.loops.loops.len()
     );
+    if kernel.funcs.is_empty() {
+        out.push('\n');
+    } else {
+        let _ = writeln!(
+            out,
+            ", {} device function{} (instructions {}..)",
+            kernel.funcs.len(),
+            if kernel.funcs.len() == 1 { "" } else { "s" },
+            kernel.entry_end().0
+        );
+    }
     for (bi, block) in a.cfg.blocks.iter().enumerate() {
+        if block.start.0 < range.0 || block.start.0 >= range.1 {
+            continue;
+        }
+        if let Some(f) = kernel.funcs.iter().find(|f| f.entry == block.start) {
+            let _ = writeln!(
+                out,
+                "function {}: insts {}..{}, {} parameter{}, {} return value{}{}",
+                f.name,
+                f.entry.0,
+                f.end.0,
+                f.params.len(),
+                if f.params.len() == 1 { "" } else { "s" },
+                f.rets.len(),
+                if f.rets.len() == 1 { "" } else { "s" },
+                if f.recursive { ", recursive" } else { "" }
+            );
+        }
         let b = BlockId(bi as u32);
         let succs: Vec<String> = block
             .succs
@@ -150,16 +284,25 @@ pub fn to_text(p: &Program, k: usize) -> String {
             }
         );
         for i in block.start.0..block.end.0 {
-            let _ = writeln!(
+            let _ = write!(
                 out,
                 "  {:4}  line {:4}  {}",
                 i,
                 kernel.insts[i as usize].line,
                 p.inst_text(k, i as usize)
             );
+            match call_note(p, k, i as usize) {
+                Some(c) => {
+                    let _ = writeln!(out, "  -> {c}");
+                }
+                None => out.push('\n'),
+            }
         }
     }
     for (i, l) in a.loops.loops.iter().enumerate() {
+        if l.begin.0 < range.0 || l.begin.0 >= range.1 {
+            continue;
+        }
         let blocks: Vec<String> = l.blocks.iter().map(|b| format!("B{}", b.0)).collect();
         let _ = writeln!(
             out,
