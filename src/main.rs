@@ -706,7 +706,6 @@ fn check_run_flags(f: &RunFlags<'_>) -> Result<(), String> {
     Ok(())
 }
 
-
 /// The functional interpreter's options from a machine config: its
 /// instruction limit (`sim.max_insts`), warp size and SM count.
 fn functional_options(

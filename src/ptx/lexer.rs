@@ -179,7 +179,7 @@ pub fn lex(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
                 errors.push(
                     Diagnostic::new(
                         "gpusim::parse::bad_character",
-                        format!("unexpected character `{}`", ch.escape_default()),
+                        format!("unexpected character `{}`", shown_char(ch)),
                     )
                     .label(
                         Span::new(range.start, range.end),
@@ -193,9 +193,30 @@ pub fn lex(src: &str) -> (Vec<Token>, Vec<Diagnostic>) {
     (tokens, errors)
 }
 
+/// A character as a message shows it: ASCII control characters (binary
+/// garbage) as `\xNN`, like the source snippet; other characters as they
+/// are, or as `\u{…}` when they would not print.
+fn shown_char(ch: char) -> String {
+    if ch.is_ascii_control() {
+        format!("\\x{:02x}", ch as u32)
+    } else if ch.is_control() {
+        ch.escape_unicode().to_string()
+    } else {
+        ch.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn garbage_characters_are_shown_escaped() {
+        assert_eq!(shown_char('\u{1}'), "\\x01");
+        assert_eq!(shown_char('\u{7f}'), "\\x7f");
+        assert_eq!(shown_char('\u{85}'), "\\u{85}");
+        assert_eq!(shown_char('§'), "§");
+    }
 
     fn kinds(src: &str) -> Vec<TokenKind> {
         let (t, e) = lex(src);
