@@ -65,65 +65,96 @@ impl Bfs {
 impl Workload for Bfs {
     fn run(&mut self, host: &mut dyn Host) -> Result<Check, WorkloadError> {
         let (grid, block) = self.shape()?;
-        let n = self.nodes as usize;
-        let src = self.source as usize;
-        let g = generate::bfs_input(n, self.mean_degree, self.seed);
+        let g = generate::bfs_input(self.nodes as usize, self.mean_degree, self.seed);
         let drow = upload(host, "rowPtr", &g.row_ptr)?;
         let dcols = upload(host, "cols", &g.adj)?;
-        // Rodinia's initial state: only the source is in the frontier and
-        // visited, with cost 0; every other cost is -1.
-        let mut mask = vec![0u8; n];
-        mask[src] = 1;
-        let mut cost = vec![-1i32; n];
-        cost[src] = 0;
-        let dmask = upload(host, "mask", &mask)?;
-        let dupdating = upload(host, "updating", &vec![0u8; n])?;
-        let dvisited = upload(host, "visited", &mask)?;
-        let dcost = upload(host, "cost", &cost)?;
-        let dover = upload(host, "over", &[0u8])?;
-        let nn = ArgValue::S32(self.nodes as i32);
-        // Every round but the last reaches at least one new node, so a
-        // correct run takes at most `nodes` rounds; stop a wrong one there.
-        let mut rounds = 0usize;
-        loop {
-            overwrite(host, dover, &[0u8])?;
-            host.launch(
-                Some("bfs_kernel"),
-                grid,
-                block,
-                &[
-                    ArgValue::U64(drow),
-                    ArgValue::U64(dcols),
-                    ArgValue::U64(dmask),
-                    ArgValue::U64(dupdating),
-                    ArgValue::U64(dvisited),
-                    ArgValue::U64(dcost),
-                    nn,
-                ],
-            )?;
-            host.launch(
-                Some("bfs_kernel2"),
-                grid,
-                block,
-                &[
-                    ArgValue::U64(dmask),
-                    ArgValue::U64(dupdating),
-                    ArgValue::U64(dvisited),
-                    ArgValue::U64(dover),
-                    nn,
-                ],
-            )?;
-            rounds += 1;
-            let over: Vec<u8> = download(host, dover, 1)?;
-            if over[0] == 0 || rounds > n {
-                break;
-            }
-        }
-        let got: Vec<i32> = download(host, dcost, n)?;
-        let want = reference::bfs(&g, src);
-        Ok(Check::all([
-            check::exact("cost", &want, &got),
-            check::exact("rounds", &[reference::bfs_rounds(&want)], &[rounds]),
-        ]))
+        let port = Port {
+            kernels: ["bfs_kernel", "bfs_kernel2"],
+            graph: [drow, dcols],
+            names: ["mask", "updating", "visited", "cost", "over"],
+        };
+        run_levels(host, &g, self.source as usize, grid, block, &port)
     }
+}
+
+/// What differs between the BFS ports (`bfs`, `rodinia_bfs`): the two
+/// kernels' names, the graph buffers passed first to the first kernel, and
+/// the names of the state buffers.
+pub(super) struct Port<'a> {
+    /// The expanding kernel and the frontier-update kernel.
+    pub kernels: [&'a str; 2],
+    /// The graph's two device buffers, the first kernel's first parameters.
+    pub graph: [u64; 2],
+    /// Names of the `mask`, `updating`, `visited`, `cost` and `over` buffers.
+    pub names: [&'a str; 5],
+}
+
+/// Rodinia's host program around the two BFS kernels: the initial state
+/// (only `source` in the frontier and visited, with cost 0; every other
+/// cost -1), then `do { over = 0; kernel 1; kernel 2; } while (over)`, and
+/// the check of the costs and the number of rounds against
+/// [`reference::bfs`] / [`reference::bfs_rounds`].
+pub(super) fn run_levels(
+    host: &mut dyn Host,
+    g: &generate::Graph,
+    src: usize,
+    grid: [u32; 3],
+    block: [u32; 3],
+    port: &Port<'_>,
+) -> Result<Check, WorkloadError> {
+    let n = g.row_ptr.len() - 1;
+    let [mask_name, updating_name, visited_name, cost_name, over_name] = port.names;
+    let mut mask = vec![0u8; n];
+    mask[src] = 1;
+    let mut cost = vec![-1i32; n];
+    cost[src] = 0;
+    let dmask = upload(host, mask_name, &mask)?;
+    let dupdating = upload(host, updating_name, &vec![0u8; n])?;
+    let dvisited = upload(host, visited_name, &mask)?;
+    let dcost = upload(host, cost_name, &cost)?;
+    let dover = upload(host, over_name, &[0u8])?;
+    let nn = ArgValue::S32(n as i32);
+    // Every round but the last reaches at least one new node, so a
+    // correct run takes at most `nodes` rounds; stop a wrong one there.
+    let mut rounds = 0usize;
+    loop {
+        overwrite(host, dover, &[0u8])?;
+        host.launch(
+            Some(port.kernels[0]),
+            grid,
+            block,
+            &[
+                ArgValue::U64(port.graph[0]),
+                ArgValue::U64(port.graph[1]),
+                ArgValue::U64(dmask),
+                ArgValue::U64(dupdating),
+                ArgValue::U64(dvisited),
+                ArgValue::U64(dcost),
+                nn,
+            ],
+        )?;
+        host.launch(
+            Some(port.kernels[1]),
+            grid,
+            block,
+            &[
+                ArgValue::U64(dmask),
+                ArgValue::U64(dupdating),
+                ArgValue::U64(dvisited),
+                ArgValue::U64(dover),
+                nn,
+            ],
+        )?;
+        rounds += 1;
+        let over: Vec<u8> = download(host, dover, 1)?;
+        if over[0] == 0 || rounds > n {
+            break;
+        }
+    }
+    let got: Vec<i32> = download(host, dcost, n)?;
+    let want = reference::bfs(g, src);
+    Ok(Check::all([
+        check::exact(cost_name, &want, &got),
+        check::exact("rounds", &[reference::bfs_rounds(&want)], &[rounds]),
+    ]))
 }

@@ -5,14 +5,15 @@
 //! `Node {starting, no_of_edges}` array.
 //!
 //! Input: [`generate::bfs_input`] (the same random graph as `bfs`);
-//! checks: `g_cost` exactly against [`reference::bfs`] and the number of
-//! rounds exactly against [`reference::bfs_rounds`].
+//! checks: `g_cost` exactly against [`crate::workload::reference::bfs`] and the number of
+//! rounds exactly against [`crate::workload::reference::bfs_rounds`].
 
+use super::bfs::{Port, run_levels};
 use super::{block_1d, grid_1d, int_arg, nonneg_f64};
 use crate::workload::args::Args;
-use crate::workload::check::{self, Check};
-use crate::workload::host::{ArgValue, Host, WorkloadError, download, overwrite, upload};
-use crate::workload::{Launch, Workload, generate, reference};
+use crate::workload::check::Check;
+use crate::workload::host::{Host, WorkloadError, upload};
+use crate::workload::{Launch, Workload, generate};
 
 /// The `rodinia_bfs` workload.
 pub struct RodiniaBfs {
@@ -67,7 +68,6 @@ impl Workload for RodiniaBfs {
     fn run(&mut self, host: &mut dyn Host) -> Result<Check, WorkloadError> {
         let (grid, block) = self.shape()?;
         let n = self.nodes as usize;
-        let src = self.source as usize;
         let g = generate::bfs_input(n, self.mean_degree, self.seed);
         // Node v = {starting, no_of_edges}, two ints.
         let nodes: Vec<i32> = (0..n)
@@ -75,57 +75,17 @@ impl Workload for RodiniaBfs {
             .collect();
         let dnodes = upload(host, "g_graph_nodes", &nodes)?;
         let dedges = upload(host, "g_graph_edges", &g.adj)?;
-        let mut mask = vec![0u8; n];
-        mask[src] = 1;
-        let mut cost = vec![-1i32; n];
-        cost[src] = 0;
-        let dmask = upload(host, "g_graph_mask", &mask)?;
-        let dupdating = upload(host, "g_updating_graph_mask", &vec![0u8; n])?;
-        let dvisited = upload(host, "g_graph_visited", &mask)?;
-        let dcost = upload(host, "g_cost", &cost)?;
-        let dover = upload(host, "g_over", &[0u8])?;
-        let nn = ArgValue::S32(self.nodes as i32);
-        // A correct run takes at most `nodes` rounds; stop a wrong one there.
-        let mut rounds = 0usize;
-        loop {
-            overwrite(host, dover, &[0u8])?;
-            host.launch(
-                Some("Kernel"),
-                grid,
-                block,
-                &[
-                    ArgValue::U64(dnodes),
-                    ArgValue::U64(dedges),
-                    ArgValue::U64(dmask),
-                    ArgValue::U64(dupdating),
-                    ArgValue::U64(dvisited),
-                    ArgValue::U64(dcost),
-                    nn,
-                ],
-            )?;
-            host.launch(
-                Some("Kernel2"),
-                grid,
-                block,
-                &[
-                    ArgValue::U64(dmask),
-                    ArgValue::U64(dupdating),
-                    ArgValue::U64(dvisited),
-                    ArgValue::U64(dover),
-                    nn,
-                ],
-            )?;
-            rounds += 1;
-            let over: Vec<u8> = download(host, dover, 1)?;
-            if over[0] == 0 || rounds > n {
-                break;
-            }
-        }
-        let got: Vec<i32> = download(host, dcost, n)?;
-        let want = reference::bfs(&g, src);
-        Ok(Check::all([
-            check::exact("g_cost", &want, &got),
-            check::exact("rounds", &[reference::bfs_rounds(&want)], &[rounds]),
-        ]))
+        let port = Port {
+            kernels: ["Kernel", "Kernel2"],
+            graph: [dnodes, dedges],
+            names: [
+                "g_graph_mask",
+                "g_updating_graph_mask",
+                "g_graph_visited",
+                "g_cost",
+                "g_over",
+            ],
+        };
+        run_levels(host, &g, self.source as usize, grid, block, &port)
     }
 }
