@@ -8,88 +8,20 @@
 //! them.
 
 use crate::analysis::Cfg;
-use crate::ir::{Kernel, Opcode, RegRef};
-
-/// A set of register ids, one bit each.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct RegSet(Vec<u64>);
-
-impl RegSet {
-    fn new(n: usize) -> RegSet {
-        RegSet(vec![0; n.div_ceil(64)])
-    }
-
-    fn insert(&mut self, r: u32) {
-        self.0[(r / 64) as usize] |= 1 << (r % 64);
-    }
-
-    fn contains(&self, r: u32) -> bool {
-        self.0[(r / 64) as usize] >> (r % 64) & 1 == 1
-    }
-
-    /// `self |= other`; true if `self` grew.
-    fn union(&mut self, other: &RegSet) -> bool {
-        let mut grew = false;
-        for (a, &b) in self.0.iter_mut().zip(&other.0) {
-            grew |= b & !*a != 0;
-            *a |= b;
-        }
-        grew
-    }
-}
+use crate::analysis::liveness::{RegSet, block_live_in, data_regs};
+use crate::ir::{Kernel, Opcode};
 
 /// The data registers of `kernel` (ascending ids) that some thread may
 /// read before writing them.
 pub fn registers_read_before_written(kernel: &Kernel, cfg: &Cfg) -> Vec<u32> {
     let n = kernel.regs.len();
-    let regs = |refs: Vec<RegRef>| {
-        refs.into_iter().filter_map(|r| match r {
-            RegRef::Reg(r) => Some(r.0),
-            RegRef::Pred(_) => None,
-        })
-    };
     let mut always = RegSet::new(n);
-    // Per block: registers read before an unguarded write in the block
-    // (`used`), and registers an unguarded write defines (`defined`).
-    let mut used = Vec::with_capacity(cfg.len());
-    let mut defined = Vec::with_capacity(cfg.len());
-    for b in &cfg.blocks {
-        let (mut u, mut d) = (RegSet::new(n), RegSet::new(n));
-        for inst in &kernel.insts[b.start.0 as usize..b.end.0 as usize] {
-            for r in regs(inst.reads()) {
-                if !d.contains(r) {
-                    u.insert(r);
-                }
-                if inst.op == Opcode::Shfl {
-                    always.insert(r);
-                }
-            }
-            if inst.guard.is_none() {
-                for r in regs(inst.writes()) {
-                    d.insert(r);
-                }
-            }
-        }
-        used.push(u);
-        defined.push(d);
-    }
-    // live_in(b) = used(b) ∪ (∪ live_in(succ) − defined(b)), to a fixpoint.
-    let mut live: Vec<RegSet> = used.clone();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for b in (0..cfg.len()).rev() {
-            let mut out = RegSet::new(n);
-            for s in &cfg.blocks[b].succs {
-                out.union(&live[s.index()]);
-            }
-            for (o, &d) in out.0.iter_mut().zip(&defined[b].0) {
-                *o &= !d;
-            }
-            changed |= live[b].union(&out);
+    for inst in kernel.insts.iter().filter(|i| i.op == Opcode::Shfl) {
+        for r in data_regs(inst.reads()) {
+            always.insert(r);
         }
     }
-    if let Some(entry) = live.first() {
+    if let Some(entry) = block_live_in(kernel, cfg).first() {
         always.union(entry);
     }
     (0..n as u32).filter(|&r| always.contains(r)).collect()

@@ -5,6 +5,7 @@
 pub mod cfg;
 pub mod dom;
 pub mod live_in;
+pub mod liveness;
 pub mod loops;
 pub mod postdom;
 pub mod regs;

@@ -3,7 +3,8 @@
 //! it: the **maximum register pressure** under classic backward liveness
 //! analysis, plus a small fixed overhead.
 //!
-//! Algorithm (iterative dataflow liveness, then a backward sweep):
+//! Algorithm (iterative dataflow liveness in [`crate::analysis::liveness`],
+//! then a backward sweep):
 //!
 //! 1. Per basic block, `use(b)` = data registers read before any unguarded
 //!    write in the block, `def(b)` = registers an unguarded instruction of
@@ -30,67 +31,12 @@
 //! number to use when it is known.
 
 use crate::analysis::Cfg;
-use crate::ir::{Kernel, RegRef};
+use crate::analysis::liveness::{RegSet, block_live_in, data_regs};
+use crate::ir::Kernel;
 
 /// Registers added to the maximum pressure: what `ptxas` typically keeps
 /// beyond the live values (gpusim's choice, not a measured constant).
 pub const FIXED_OVERHEAD: u32 = 2;
-
-/// A set of register ids, one bit each.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct RegSet(Vec<u64>);
-
-impl RegSet {
-    fn new(n: usize) -> RegSet {
-        RegSet(vec![0; n.div_ceil(64)])
-    }
-
-    fn insert(&mut self, r: u32) -> bool {
-        let w = &mut self.0[(r / 64) as usize];
-        let bit = 1u64 << (r % 64);
-        let new = *w & bit == 0;
-        *w |= bit;
-        new
-    }
-
-    fn remove(&mut self, r: u32) -> bool {
-        let w = &mut self.0[(r / 64) as usize];
-        let bit = 1u64 << (r % 64);
-        let had = *w & bit != 0;
-        *w &= !bit;
-        had
-    }
-
-    fn contains(&self, r: u32) -> bool {
-        self.0[(r / 64) as usize] >> (r % 64) & 1 == 1
-    }
-
-    /// `self |= other`; true if `self` grew.
-    fn union(&mut self, other: &RegSet) -> bool {
-        let mut grew = false;
-        for (a, &b) in self.0.iter_mut().zip(&other.0) {
-            grew |= b & !*a != 0;
-            *a |= b;
-        }
-        grew
-    }
-
-    fn ids(&self) -> impl Iterator<Item = u32> + '_ {
-        self.0.iter().enumerate().flat_map(|(i, &w)| {
-            (0..64u32)
-                .filter(move |b| w >> b & 1 == 1)
-                .map(move |b| i as u32 * 64 + b)
-        })
-    }
-}
-
-/// Data registers of a list of references (predicates dropped).
-fn data_regs(refs: Vec<RegRef>) -> impl Iterator<Item = u32> {
-    refs.into_iter().filter_map(|r| match r {
-        RegRef::Reg(r) => Some(r.0),
-        RegRef::Pred(_) => None,
-    })
-}
 
 /// The largest number of 32-bit registers live at any instruction of
 /// `kernel` (see the module documentation), without the overhead.
@@ -101,40 +47,7 @@ pub fn max_live_registers(kernel: &Kernel, cfg: &Cfg) -> u32 {
         .iter()
         .map(|r| r.ty.bits().div_ceil(32).max(1))
         .collect();
-    let mut used = Vec::with_capacity(cfg.len());
-    let mut defined = Vec::with_capacity(cfg.len());
-    for b in &cfg.blocks {
-        let (mut u, mut d) = (RegSet::new(n), RegSet::new(n));
-        for inst in &kernel.insts[b.start.0 as usize..b.end.0 as usize] {
-            for r in data_regs(inst.reads()) {
-                if !d.contains(r) {
-                    u.insert(r);
-                }
-            }
-            if inst.guard.is_none() {
-                for r in data_regs(inst.writes()) {
-                    d.insert(r);
-                }
-            }
-        }
-        used.push(u);
-        defined.push(d);
-    }
-    let mut live_in: Vec<RegSet> = used.clone();
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for b in (0..cfg.len()).rev() {
-            let mut out = RegSet::new(n);
-            for s in &cfg.blocks[b].succs {
-                out.union(&live_in[s.index()]);
-            }
-            for (o, &d) in out.0.iter_mut().zip(&defined[b].0) {
-                *o &= !d;
-            }
-            changed |= live_in[b].union(&out);
-        }
-    }
+    let live_in = block_live_in(kernel, cfg);
     let mut max = 0u32;
     for (bi, b) in cfg.blocks.iter().enumerate() {
         let mut live = RegSet::new(n);
