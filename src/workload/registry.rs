@@ -21,7 +21,13 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("backprop", |a, l| {
         Ok(Box::new(drivers::backprop::Backprop::new(a, l)?))
     }),
-    ("bfs", |a, l| Ok(Box::new(drivers::bfs::Bfs::new(a, l)?))),
+    ("bfs", |a, l| {
+        Ok(Box::new(drivers::bfs::Bfs::new(
+            a,
+            l,
+            drivers::bfs::Layout::Csr,
+        )?))
+    }),
     ("chase", |a, l| {
         Ok(Box::new(drivers::chase::Chase::new(a, l)?))
     }),
@@ -94,7 +100,11 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
         Ok(Box::new(drivers::pathfinder::Pathfinder::new(a, l)?))
     }),
     ("rodinia_bfs", |a, l| {
-        Ok(Box::new(drivers::rodinia_bfs::RodiniaBfs::new(a, l)?))
+        Ok(Box::new(drivers::bfs::Bfs::new(
+            a,
+            l,
+            drivers::bfs::Layout::Nodes,
+        )?))
     }),
     ("scalar_product", |a, l| {
         Ok(Box::new(drivers::scalar_product::ScalarProduct::new(a, l)?))

@@ -1,6 +1,10 @@
-//! `bfs`: Rodinia BFS (`bfs.ptx`), level by level on a random undirected
-//! graph: Rodinia's host loop `do { over = 0; bfs_kernel; bfs_kernel2; }
-//! while (over)`.
+//! `bfs` and `rodinia_bfs`: Rodinia BFS, level by level on a random
+//! undirected graph, with Rodinia's host loop `do { over = 0; kernel 1;
+//! kernel 2; } while (over)`. `bfs` runs the hand-written `kernels/bfs.ptx`
+//! (`bfs_kernel`, `bfs_kernel2`) over a CSR graph (`rowPtr`, `cols`);
+//! `rodinia_bfs` runs nvcc's `kernels/rodinia/bfs.ptx` (`Kernel`,
+//! `Kernel2`) over Rodinia's `Node {starting, no_of_edges}` array and edge
+//! list, with Rodinia's buffer names (`g_graph_mask`, …, `g_cost`).
 //!
 //! Input: [`generate::bfs_input`]; checks: `cost` exactly against
 //! [`reference::bfs`] (hop distances, -1 if unreachable) and the number of
@@ -12,8 +16,29 @@ use crate::workload::check::{self, Check};
 use crate::workload::host::{ArgValue, Host, WorkloadError, download, overwrite, upload};
 use crate::workload::{Launch, Workload, generate, reference};
 
-/// The `bfs` workload.
+/// How a BFS port lays out the graph and names its kernels and buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `bfs`: CSR row pointers and columns; `bfs_kernel`, `bfs_kernel2`.
+    Csr,
+    /// `rodinia_bfs`: Rodinia's `Node {starting, no_of_edges}` array and
+    /// edge list; `Kernel`, `Kernel2`.
+    Nodes,
+}
+
+impl Layout {
+    /// The two kernels: the expanding one and the frontier update.
+    fn kernels(self) -> [&'static str; 2] {
+        match self {
+            Layout::Csr => ["bfs_kernel", "bfs_kernel2"],
+            Layout::Nodes => ["Kernel", "Kernel2"],
+        }
+    }
+}
+
+/// The `bfs` and `rodinia_bfs` workloads.
 pub struct Bfs {
+    layout: Layout,
     nodes: u32,
     mean_degree: f64,
     source: u32,
@@ -26,8 +51,9 @@ impl Bfs {
     /// `nodes`) and `seed` (1). Block: the manifest's (1-D) or Rodinia's
     /// `min(nodes, 512)`; grid: the manifest's, which must cover `nodes`
     /// threads, or `ceil(nodes / block)`; both kernels use the same shape.
-    pub fn new(args: &mut Args, launch: Launch) -> Result<Bfs, WorkloadError> {
+    pub fn new(args: &mut Args, launch: Launch, layout: Layout) -> Result<Bfs, WorkloadError> {
         let w = Bfs {
+            layout,
             nodes: args.count("nodes", 4096)?,
             mean_degree: nonneg_f64(args, "mean_degree", 6.0)?,
             source: args.u32("source", 0)?,
@@ -51,9 +77,10 @@ impl Bfs {
     }
 
     fn shape(&self) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
-        let block = block_1d("bfs_kernel", &self.launch, self.nodes.min(512))?;
+        let kernel = self.layout.kernels()[0];
+        let block = block_1d(kernel, &self.launch, self.nodes.min(512))?;
         let grid = grid_1d(
-            "bfs_kernel",
+            kernel,
             &self.launch,
             block[0],
             Some(("one per node", u64::from(self.nodes))),
@@ -65,28 +92,52 @@ impl Bfs {
 impl Workload for Bfs {
     fn run(&mut self, host: &mut dyn Host) -> Result<Check, WorkloadError> {
         let (grid, block) = self.shape()?;
-        let g = generate::bfs_input(self.nodes as usize, self.mean_degree, self.seed);
-        let drow = upload(host, "rowPtr", &g.row_ptr)?;
-        let dcols = upload(host, "cols", &g.adj)?;
-        let port = Port {
-            kernels: ["bfs_kernel", "bfs_kernel2"],
-            graph: [drow, dcols],
-            names: ["mask", "updating", "visited", "cost", "over"],
+        let n = self.nodes as usize;
+        let g = generate::bfs_input(n, self.mean_degree, self.seed);
+        let port = match self.layout {
+            Layout::Csr => Port {
+                kernels: self.layout.kernels(),
+                graph: [
+                    upload(host, "rowPtr", &g.row_ptr)?,
+                    upload(host, "cols", &g.adj)?,
+                ],
+                names: ["mask", "updating", "visited", "cost", "over"],
+            },
+            Layout::Nodes => {
+                // Node v = {starting, no_of_edges}, two ints.
+                let nodes: Vec<i32> = (0..n)
+                    .flat_map(|v| [g.row_ptr[v], g.row_ptr[v + 1] - g.row_ptr[v]])
+                    .collect();
+                Port {
+                    kernels: self.layout.kernels(),
+                    graph: [
+                        upload(host, "g_graph_nodes", &nodes)?,
+                        upload(host, "g_graph_edges", &g.adj)?,
+                    ],
+                    names: [
+                        "g_graph_mask",
+                        "g_updating_graph_mask",
+                        "g_graph_visited",
+                        "g_cost",
+                        "g_over",
+                    ],
+                }
+            }
         };
         run_levels(host, &g, self.source as usize, grid, block, &port)
     }
 }
 
-/// What differs between the BFS ports (`bfs`, `rodinia_bfs`): the two
+/// What differs between the BFS ports: the two
 /// kernels' names, the graph buffers passed first to the first kernel, and
 /// the names of the state buffers.
-pub(super) struct Port<'a> {
+struct Port<'a> {
     /// The expanding kernel and the frontier-update kernel.
-    pub kernels: [&'a str; 2],
+    kernels: [&'a str; 2],
     /// The graph's two device buffers, the first kernel's first parameters.
-    pub graph: [u64; 2],
+    graph: [u64; 2],
     /// Names of the `mask`, `updating`, `visited`, `cost` and `over` buffers.
-    pub names: [&'a str; 5],
+    names: [&'a str; 5],
 }
 
 /// Rodinia's host program around the two BFS kernels: the initial state
@@ -94,7 +145,7 @@ pub(super) struct Port<'a> {
 /// cost -1), then `do { over = 0; kernel 1; kernel 2; } while (over)`, and
 /// the check of the costs and the number of rounds against
 /// [`reference::bfs`] / [`reference::bfs_rounds`].
-pub(super) fn run_levels(
+fn run_levels(
     host: &mut dyn Host,
     g: &generate::Graph,
     src: usize,

@@ -17,7 +17,7 @@
 //! | `kmeans` | [`kmeans::Kmeans`] | `kmeansPoint` | `membership` exact |
 //! | `gather` | [`gather::Gather`] | `pointer_chase` | `out` exact |
 //! | `chase` | [`chase::Chase`] | `chase_8`, `chase_16` (micro) | `out` exact |
-//! | `rodinia_bfs` | [`rodinia_bfs::RodiniaBfs`] | `Kernel`, `Kernel2` (nvcc) | `g_cost`, `rounds` exact |
+//! | `rodinia_bfs` | [`bfs::Bfs`] | `Kernel`, `Kernel2` (nvcc) | `g_cost`, `rounds` exact |
 //! | `pathfinder` | [`pathfinder::Pathfinder`] | `dynproc_kernel` | final cost row exact |
 //! | `hotspot` | [`hotspot::Hotspot`] | `calculate_temp` | temperatures exact |
 //! | `gaussian` | [`gaussian::Gaussian`] | `Fan1`, `Fan2` | `m`, `a`, `b`, host `x` exact |
@@ -51,7 +51,6 @@ pub mod kmeans;
 pub mod matmul;
 pub mod needle;
 pub mod pathfinder;
-pub mod rodinia_bfs;
 pub mod scalar_product;
 pub mod spmv_scalar;
 pub mod spmv_vector;
