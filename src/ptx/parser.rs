@@ -1138,22 +1138,28 @@ impl<'a> StmtParser<'a> {
         );
     }
 
-    /// `@p opcode operands ;`
-    fn instruction(&mut self) -> Option<Instruction<'a>> {
-        let start = self.pos;
+    /// A statement's optional `@p`/`@!p` guard and its opcode (the start of
+    /// instructions and calls); reports and recovers on errors.
+    pub(super) fn statement_head(&mut self) -> Option<(Option<(bool, Ident<'a>)>, Ident<'a>)> {
         let head = self.run(|i| {
             let (i, g) = nom::combinator::opt(guard).parse(i)?;
             let (i, op) = word(i)?;
             Ok((i, (g, op)))
         });
-        let (g, opcode) = match head {
-            Ok(h) => h,
+        match head {
+            Ok(h) => Some(h),
             Err(e) => {
                 self.report(e);
                 self.recover();
-                return None;
+                None
             }
-        };
+        }
+    }
+
+    /// `@p opcode operands ;`
+    fn instruction(&mut self) -> Option<Instruction<'a>> {
+        let start = self.pos;
+        let (g, opcode) = self.statement_head()?;
         let ops = match self.run(operands) {
             Ok(o) => o,
             Err(e) => {

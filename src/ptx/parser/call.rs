@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use nom::Parser as _;
 
-use super::{PErr, PResult, StmtParser, Tokens, guard, param_list, tok, word};
+use super::{PErr, PResult, StmtParser, Tokens, param_list, tok, word};
 use crate::ptx::ast::{CallStmt, Ident, Prototype};
 use crate::ptx::diagnostics::Span;
 use crate::ptx::lexer::TokenKind;
@@ -104,19 +104,7 @@ impl<'a> StmtParser<'a> {
     /// `@p call.uni (r), f, (a, b);` — reports and recovers on errors.
     pub(super) fn call(&mut self) -> Option<CallStmt<'a>> {
         let start = self.pos;
-        let head = self.run(|i| {
-            let (i, g) = nom::combinator::opt(guard).parse(i)?;
-            let (i, op) = word(i)?;
-            Ok((i, (g, op)))
-        });
-        let (g, opcode) = match head {
-            Ok(h) => h,
-            Err(e) => {
-                self.report(e);
-                self.recover();
-                return None;
-            }
-        };
+        let (g, opcode) = self.statement_head()?;
         match self.run(call_rest) {
             Ok((rets, target, args, proto, end)) => Some(CallStmt {
                 guard: g,
