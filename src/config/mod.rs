@@ -39,6 +39,8 @@ pub struct GpuConfig {
     pub core: CoreConfig,
     /// Functional-unit latencies and initiation intervals.
     pub latency: LatencyConfig,
+    /// Operand collector and register banks.
+    pub opcoll: OpcollConfig,
     /// Instruction cache (per SM).
     pub icache: CacheConfig,
     /// L1 data cache (per SM).
@@ -123,6 +125,9 @@ pub struct LatencyConfig {
     pub warp_op: u32,
     /// `.param` and `.const` loads (constant cache hit).
     pub const_load: u32,
+    /// Every other instruction: moves, logic, shifts, comparisons,
+    /// conversions, selects, `vote` (GPGPU-Sim's default latency).
+    pub other: u32,
 }
 
 /// A set-associative cache's geometry and hit latency.
@@ -155,6 +160,27 @@ pub struct L1dConfig {
     pub mshrs: u32,
     /// Requests one MSHR can merge (the first included).
     pub mshr_merge: u32,
+    /// Cycles a missing load or a store spends in the L1D pipeline before
+    /// it leaves for L2 (GPGPU-Sim's L1 latency queue, which every access
+    /// passes before its tag lookup).
+    pub miss_latency: u32,
+}
+
+/// The operand collector between issue and the functional units (see
+/// `timing::opcoll`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpcollConfig {
+    /// Register-file banks; a register is in bank `(reg + warp) % banks`.
+    pub reg_banks: u32,
+    /// Collector units in front of the SP units.
+    pub sp_collectors: u32,
+    /// Collector units in front of the SFU (and DP) units.
+    pub sfu_collectors: u32,
+    /// Instructions the SP collector units dispatch per cycle.
+    pub sp_dispatch: u32,
+    /// Instructions the SFU collector units dispatch per cycle.
+    pub sfu_dispatch: u32,
 }
 
 /// Shared memory.
@@ -294,25 +320,34 @@ impl GpuConfig {
                 fp32_initiation: [1, 2, 1, 1, 4],
                 fp64: [8, 19, 8, 8, 330],
                 fp64_initiation: [8, 16, 8, 8, 130],
-                sfu: 20,
-                sfu_initiation: 4,
-                control: 4,
-                warp_op: 4,
+                sfu: 8,
+                sfu_initiation: 8,
+                control: 1,
+                warp_op: 32,
                 const_load: 4,
+                other: 1,
+            },
+            opcoll: OpcollConfig {
+                reg_banks: 16,
+                sp_collectors: 6,
+                sfu_collectors: 8,
+                sp_dispatch: 2,
+                sfu_dispatch: 1,
             },
             icache: CacheConfig {
                 sets: 4,
                 ways: 4,
                 line: 128,
-                hit_latency: 1,
+                hit_latency: 2,
             },
             l1d: L1dConfig {
                 sets: 32,
                 ways: 4,
                 line: 128,
                 hit_latency: 35,
-                mshrs: 32,
+                mshrs: 64,
                 mshr_merge: 8,
+                miss_latency: 35,
             },
             shared: SharedConfig {
                 banks: 32,
@@ -321,7 +356,7 @@ impl GpuConfig {
             },
             icnt: IcntConfig {
                 latency: 8,
-                flit_bytes: 32,
+                flit_bytes: 40,
                 flits_per_cycle: 1,
                 queue: 16,
                 header_bytes: 8,

@@ -8,7 +8,7 @@ use std::fmt;
 
 use super::{
     CacheConfig, CoreConfig, DramConfig, GpuConfig, IcntConfig, L1dConfig, L2Config, LatencyConfig,
-    SchedConfig, SharedConfig, SimConfig,
+    OpcollConfig, SchedConfig, SharedConfig, SimConfig,
 };
 
 /// The type of a field's value.
@@ -203,6 +203,14 @@ schema! {
         control: U32 <= 1_000_000, "branch and other control instructions (SP pipeline)";
         warp_op: U32 <= 1_000_000, "warp-level operations (shfl, vote)";
         const_load: U32 <= 1_000_000, ".param and .const loads (constant cache hit)";
+        other: U32 <= 1_000_000, "every other instruction: moves, logic, shifts, comparisons, conversions, selects, vote";
+    }
+    opcoll: OpcollConfig, "operand collector between issue and the functional units; register-file banks" {
+        reg_banks: U32 <= 1_024, "register-file banks; register r of warp slot w is in bank (r + w) % reg_banks, one read per bank per cycle";
+        sp_collectors: U32 <= 1_024, "collector units in front of the SP units (an instruction holds one from issue to dispatch)";
+        sfu_collectors: U32 <= 1_024, "collector units in front of the SFU and DP units";
+        sp_dispatch: U32 <= 1_024, "instructions the SP collector units dispatch per cycle";
+        sfu_dispatch: U32 <= 1_024, "instructions the SFU collector units dispatch per cycle";
     }
     icache: CacheConfig, "instruction cache, per SM (instructions are 8 bytes)" {
         sets: U32 <= 65_536, "sets";
@@ -217,6 +225,7 @@ schema! {
         hit_latency: U32 <= 1_000_000, "hit latency in cycles";
         mshrs: U32 <= 65_536, "miss status holding registers (outstanding missed lines)";
         mshr_merge: U32 <= 65_536, "requests one MSHR can merge, the first included";
+        miss_latency: U32 <= 1_000_000, "cycles a missing load or a store spends in the L1D pipeline before leaving for L2";
     }
     shared: SharedConfig, "shared memory, per SM" {
         banks: U32 <= 1_024, "banks";

@@ -101,6 +101,7 @@ impl Sm {
             self.icache_pending.push(line);
             mem.inject(
                 now,
+                0,
                 Packet {
                     kind: PacketKind::Fetch,
                     sm: self.id,

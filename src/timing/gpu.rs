@@ -199,7 +199,7 @@ impl Gpu {
                     }
                     sm.changed = false;
                     for p in replies {
-                        sm.on_reply(p, ctx);
+                        sm.on_reply(p, now, ctx);
                     }
                     if !sm.changed {
                         continue;

@@ -15,6 +15,7 @@ use crate::ir::Operand;
 use crate::sched::{IssuePolicy, Issued, SchedView};
 use crate::timing::sm::{IssueRecord, LaunchCtx, Sm, SmEvent, WarpSlot};
 use crate::timing::stats::Stall;
+use crate::timing::opcoll::WRITEBACK_STAGES;
 use crate::timing::units::Unit;
 use crate::timing::warp_charge::{Charge, GROUP, UNITS};
 
@@ -437,7 +438,7 @@ impl Sm {
     fn unit_busy(&self, unit: Unit, now: u64) -> bool {
         match unit {
             Unit::LdSt => self.ldst_job.is_some() || self.ldst_free > now,
-            u => !self.units[u.index()].has_free(now),
+            u => !self.opcoll.has_free(u, now),
         }
     }
 
@@ -632,18 +633,25 @@ impl Sm {
         match ti.unit {
             Unit::LdSt => self.ldst_accept(slot, now, ctx, global),
             u => {
-                let pool = &mut self.units[u.index()];
-                let k = pool.free(now).expect("checked free");
-                pool.book(k, now + u64::from(ti.initiation));
+                // Operand collection, dispatch, execution, writeback.
+                let exec = self.opcoll.collect(
+                    u,
+                    slot,
+                    &ti.reads,
+                    now,
+                    &mut self.units[u.index()],
+                    ti.initiation,
+                );
                 if !ti.writes.is_empty() {
                     let w = &mut self.warps[si];
                     w.sb.reserve(&ti.writes);
                     w.outstanding += 1;
                     self.schedule(
-                        now + u64::from(ti.latency),
+                        exec + u64::from(ti.latency) + WRITEBACK_STAGES,
                         SmEvent::Writeback {
                             slot,
                             inst: head.pc,
+                            long: false,
                         },
                     );
                 }

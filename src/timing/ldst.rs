@@ -46,15 +46,18 @@ impl Sm {
         let ti = &ctx.table[d.inst.0 as usize];
         let cfg = ctx.cfg;
         self.ldst_free = now + 1;
+        // The operand-collector stages in front of the LD/ST unit and the
+        // writeback stage delay every result by `delay` cycles.
+        let delay = self.opcoll.collect_mem(slot, &ti.reads, now);
         let Some(m) = d.mem.filter(|_| d.exec != 0) else {
-            // No lane accessed memory: done next cycle.
-            self.writeback_after(slot, d.inst.0, now + 1, ctx);
+            // No lane accessed memory: done as soon as it is written back.
+            self.writeback_after(slot, d.inst.0, now + delay, ctx);
             return;
         };
         let (c, index) = (self.warps[si].cta as usize, self.warps[si].index as usize);
         match m.space {
             Space::Param | Space::Const => {
-                self.writeback_after(slot, d.inst.0, now + u64::from(ti.latency), ctx);
+                self.writeback_after(slot, d.inst.0, now + u64::from(ti.latency) + delay, ctx);
             }
             Space::Shared => {
                 let cta = self.ctas[c].as_mut().expect("live CTA");
@@ -77,7 +80,7 @@ impl Sm {
                 self.stats.shared_accesses += 1;
                 self.stats.bank_conflict_cycles += u64::from(k - 1);
                 self.ldst_free = now + u64::from(k);
-                let done = now + u64::from(cfg.shared.latency) + u64::from(k - 1);
+                let done = now + u64::from(cfg.shared.latency) + u64::from(k - 1) + delay;
                 self.writeback_after(slot, d.inst.0, done, ctx);
             }
             _ => {
@@ -122,6 +125,7 @@ impl Sm {
                         remaining: job.reqs.len() as u32,
                         long: true,
                         used: true,
+                        delay: delay as u32,
                     });
                     job.inflight = id;
                     let w = &mut self.warps[si];
@@ -177,7 +181,14 @@ impl Sm {
         let w = &mut self.warps[slot as usize];
         w.sb.reserve(&ti.writes);
         w.outstanding += 1;
-        self.schedule(at, SmEvent::Writeback { slot, inst });
+        self.schedule(
+            at,
+            SmEvent::Writeback {
+                slot,
+                inst,
+                long: false,
+            },
+        );
     }
 
     /// Processes one line request of the current global/local job.
@@ -262,6 +273,7 @@ impl Sm {
                         self.mshr_index.allocate(i, r.line);
                         mem.inject(
                             now,
+                            u64::from(cfg.l1d.miss_latency),
                             Packet {
                                 kind: PacketKind::Read,
                                 sm: self.id,
@@ -291,8 +303,11 @@ impl Sm {
                             st.write_evictions += 1;
                         }
                     }
+                    // Stores pass the L1D pipeline; atomics bypass it.
+                    let delay = if atomic { 0 } else { u64::from(cfg.l1d.miss_latency) };
                     mem.inject(
                         now,
+                        delay,
                         Packet {
                             kind: if atomic {
                                 PacketKind::Atomic
@@ -335,7 +350,7 @@ impl Sm {
     /// A reply from L2 reached this SM. Sets `changed` if it can let
     /// something issue or proceed (an instruction completed, an MSHR freed
     /// for a stalled LD/ST unit, an I-cache line a warp waits for).
-    pub(crate) fn on_reply(&mut self, p: &Packet, ctx: &LaunchCtx<'_>) {
+    pub(crate) fn on_reply(&mut self, p: &Packet, now: u64, ctx: &LaunchCtx<'_>) {
         match p.kind {
             PacketKind::Read => {
                 let i = p.tag as usize;
@@ -360,12 +375,12 @@ impl Sm {
                 self.mshr_index.release(i, line);
                 self.mshr_lines[i] = NO_LINE;
                 for &id in &waiters {
-                    self.request_done(id, ctx);
+                    self.request_done(id, now, ctx);
                 }
                 self.mshrs[i].waiters = waiters;
                 self.mshrs[i].waiters.clear();
             }
-            PacketKind::Atomic => self.request_done(p.tag, ctx),
+            PacketKind::Atomic => self.request_done(p.tag, now, ctx),
             PacketKind::Fetch => {
                 let line = p.addr / u64::from(ctx.cfg.icache.line.max(1));
                 self.icache.fill(line, 0, false);
@@ -382,8 +397,9 @@ impl Sm {
         }
     }
 
-    /// One request of in-flight instruction `id` was served.
-    pub(crate) fn request_done(&mut self, id: u32, ctx: &LaunchCtx<'_>) {
+    /// One request of in-flight instruction `id` was served at `now`; after
+    /// the last one the instruction is written back `delay` cycles later.
+    pub(crate) fn request_done(&mut self, id: u32, now: u64, ctx: &LaunchCtx<'_>) {
         let f = &mut self.inflight[id as usize];
         f.remaining -= 1;
         if f.remaining > 0 {
@@ -393,6 +409,20 @@ impl Sm {
         self.changed = true;
         self.issue_dirty = true;
         let (slot, inst, long) = (f.slot as usize, f.inst, f.long);
+        if f.delay > 0 {
+            // The registers stay reserved (reserved at accept) until the
+            // writeback event; `outstanding` is released there.
+            let at = now + u64::from(f.delay);
+            self.schedule(
+                at,
+                SmEvent::Writeback {
+                    slot: slot as u32,
+                    inst,
+                    long,
+                },
+            );
+            return;
+        }
         self.mark_dirty(slot as u32);
         let w = &mut self.warps[slot];
         w.sb.release(&ctx.table[inst as usize].writes);

@@ -236,16 +236,20 @@ impl MemSys {
         waiting < q
     }
 
-    /// Sends `p` from its SM at `now`.
-    pub fn inject(&mut self, now: u64, p: Packet) {
+    /// Sends `p` from its SM at `now`; it reaches its L2 slice `delay`
+    /// cycles later than the interconnect alone would take (the L1D
+    /// pipeline in front of the port: `l1d.miss_latency` for missing
+    /// loads and stores, 0 for atomics and instruction fetches).
+    pub fn inject(&mut self, now: u64, delay: u64, p: Packet) {
         let cycles = self.packet_cycles(p.req_bytes);
         self.stats.icnt_requests += 1;
         self.stats.icnt_flits += self.flits(p.req_bytes);
         let port = &mut self.sm_ports[p.sm as usize];
         let left = port.send(now, cycles);
         self.port_next_start[p.sm as usize] = port.starts.front().copied().unwrap_or(u64::MAX);
-        self.next_due = self.next_due.min(left + self.icnt_latency);
-        self.to_l2.push(left + self.icnt_latency, p);
+        let arrive = left + self.icnt_latency + delay;
+        self.next_due = self.next_due.min(arrive);
+        self.to_l2.push(arrive, p);
     }
 
     fn slice_of(&self, addr: u64) -> usize {

@@ -16,6 +16,7 @@ pub mod issue;
 pub mod ldst;
 pub mod memsys;
 pub mod mshr_index;
+pub mod opcoll;
 pub mod scoreboard;
 pub mod sm;
 pub mod stats;

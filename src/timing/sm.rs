@@ -12,6 +12,7 @@ use crate::timing::cache::TagArray;
 use crate::timing::coalescer::LineRequest;
 use crate::timing::event_queue::EventQueue;
 use crate::timing::memsys::{MemSys, Packet};
+use crate::timing::opcoll::OperandCollector;
 use crate::timing::scoreboard::Scoreboard;
 use crate::timing::stats::{SmStats, Stall, StallCounts, WarpRecord};
 use crate::timing::units::{TimingInst, Unit, UnitPool};
@@ -240,6 +241,8 @@ pub enum SmEvent {
         slot: u32,
         /// Instruction.
         inst: u32,
+        /// A long-latency memory instruction (its `long_pending` ends).
+        long: bool,
     },
     /// One line request of an in-flight memory instruction is served.
     RequestDone {
@@ -261,6 +264,10 @@ pub struct InflightMem {
     pub long: bool,
     /// In use.
     pub used: bool,
+    /// Cycles from its last request's completion to the writeback (the
+    /// operand-collector stages in front of the LD/ST unit and the
+    /// writeback stage, [`OperandCollector::collect_mem`](crate::timing::opcoll::OperandCollector::collect_mem)).
+    pub delay: u32,
 }
 
 /// An L1D miss status holding register.
@@ -352,8 +359,12 @@ pub struct Sm {
     /// Each scheduler's core activity this cycle (DAWS Fig. 12): 0 issued,
     /// 1 no warp ready, 2 a warp could have issued but was throttled.
     pub sched_activity: Vec<u8>,
-    /// SP, SFU, DP unit pools.
+    /// SP, SFU, DP unit pools (booked by the operand collector when an
+    /// instruction reaches its unit).
     pub units: [UnitPool; 3],
+    /// The operand collector: collector units (which gate issue) and
+    /// register banks.
+    pub opcoll: OperandCollector,
     /// LD/ST accepts its next instruction from this cycle.
     pub ldst_free: u64,
     /// The LD/ST unit's current global/local job.
@@ -497,6 +508,7 @@ impl Sm {
                 UnitPool::new(cfg.core.sfu_units),
                 UnitPool::new(cfg.core.dp_units),
             ],
+            opcoll: OperandCollector::new(cfg),
             ldst_free: 0,
             ldst_job: None,
             spare_job: None,
@@ -783,14 +795,17 @@ impl Sm {
         replies: &[Packet],
     ) -> Result<(), SimError> {
         for p in replies {
-            self.on_reply(p, ctx);
+            self.on_reply(p, now, ctx);
         }
         while let Some((_, e)) = self.events.pop_due(now) {
             self.active = true;
             match e {
-                SmEvent::Writeback { slot, inst } => {
+                SmEvent::Writeback { slot, inst, long } => {
                     self.issue_dirty = true;
                     self.mark_dirty(slot);
+                    if long {
+                        self.views[slot as usize].long_pending -= 1;
+                    }
                     let w = &mut self.warps[slot as usize];
                     w.sb.release(&ctx.table[inst as usize].writes);
                     w.outstanding -= 1;
@@ -798,7 +813,7 @@ impl Sm {
                         self.maybe_retire = true;
                     }
                 }
-                SmEvent::RequestDone { id } => self.request_done(id, ctx),
+                SmEvent::RequestDone { id } => self.request_done(id, now, ctx),
             }
         }
         // The issue stage's outcome depends only on state that changes
@@ -886,9 +901,9 @@ impl Sm {
     pub fn issue_wake_time(&self, now: u64) -> u64 {
         if self.incremental {
             let mut next = self.next_reason_timer;
-            for u in &self.units {
-                if u.first_free > now {
-                    next = next.min(u.first_free);
+            for set in &self.opcoll.sets {
+                if set.units.first_free > now {
+                    next = next.min(set.units.first_free);
                 }
             }
             if self.ldst_free > now {
@@ -915,8 +930,8 @@ impl Sm {
                 at(t);
             }
         }
-        for u in &self.units {
-            for &b in &u.busy_until {
+        for set in &self.opcoll.sets {
+            for &b in &set.units.busy_until {
                 at(b);
             }
         }

@@ -42,6 +42,8 @@ pub struct TimingInst {
     pub hazards: RegMask,
     /// Scoreboard ids it writes.
     pub writes: RegMask,
+    /// Registers it reads, each once (operand-collector bank reads).
+    pub reads: Box<[u32]>,
     /// A `nanosleep` (the warp sleeps after issuing it).
     pub nanosleep: bool,
     /// A load, atomic or wait on global or local memory (long latency:
@@ -56,14 +58,20 @@ pub struct TimingInst {
     pub control: bool,
 }
 
-/// Index into GPGPU-Sim's `[add, max, mul, mad, div]` latency arrays.
-fn latency_index(op: Opcode) -> usize {
+/// Index into GPGPU-Sim's `[add, max, mul, mad, div]` latency arrays, or
+/// `None` for an instruction with the default latency (`latency.other`:
+/// moves, logic, shifts, comparisons, conversions, selects), as
+/// GPGPU-Sim's `ptx_instruction::set_opcode_and_latency` assigns them.
+fn latency_index(op: Opcode) -> Option<usize> {
     match op {
-        Opcode::Min | Opcode::Max => 1,
-        Opcode::Mul | Opcode::Mul24 => 2,
-        Opcode::Mad | Opcode::Fma | Opcode::Madc | Opcode::Mad24 | Opcode::Dp4a | Opcode::Dp2a => 3,
-        Opcode::Div | Opcode::Rem => 4,
-        _ => 0,
+        Opcode::Add | Opcode::Sub | Opcode::Addc | Opcode::Subc => Some(0),
+        Opcode::Min | Opcode::Max => Some(1),
+        Opcode::Mul | Opcode::Mul24 => Some(2),
+        Opcode::Mad | Opcode::Fma | Opcode::Madc | Opcode::Mad24 | Opcode::Dp4a | Opcode::Dp2a => {
+            Some(3)
+        }
+        Opcode::Div | Opcode::Rem => Some(4),
+        _ => None,
     }
 }
 
@@ -77,12 +85,19 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
         .enumerate()
         .map(|(i, inst)| {
             let class = info.class[i];
-            let li = latency_index(inst.op);
+            let idx = latency_index(inst.op);
+            let li = idx.unwrap_or(0);
             let (unit, latency, initiation) = match class {
-                OpClass::IntAlu | OpClass::IntMul | OpClass::IntDiv => {
-                    (Unit::Sp, lat.int[li], lat.int_initiation[li])
+                // Divisions and remainders run on the SFU (GPGPU-Sim).
+                OpClass::IntDiv => (Unit::Sfu, lat.int[4], lat.int_initiation[4]),
+                OpClass::FpDiv => (Unit::Sfu, lat.fp32[4], lat.fp32_initiation[4]),
+                OpClass::IntAlu | OpClass::IntMul | OpClass::FpAlu | OpClass::FpMul
+                    if idx.is_none() =>
+                {
+                    (Unit::Sp, lat.other, 1)
                 }
-                OpClass::FpAlu | OpClass::FpMul | OpClass::FpDiv => {
+                OpClass::IntAlu | OpClass::IntMul => (Unit::Sp, lat.int[li], lat.int_initiation[li]),
+                OpClass::FpAlu | OpClass::FpMul => {
                     (Unit::Sp, lat.fp32[li], lat.fp32_initiation[li])
                 }
                 OpClass::Sfu => (Unit::Sfu, lat.sfu, lat.sfu_initiation),
@@ -92,7 +107,8 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                 }
                 OpClass::Mem => (Unit::LdSt, lat.const_load, 1),
                 OpClass::Control | OpClass::Barrier | OpClass::Sync => (Unit::Sp, lat.control, 1),
-                OpClass::Warp => (Unit::Sp, lat.warp_op, 1),
+                OpClass::Warp if inst.op == Opcode::Shfl => (Unit::Sp, lat.warp_op, 1),
+                OpClass::Warp => (Unit::Sp, lat.other, 1),
             };
             let id = |r: &RegRef| match *r {
                 RegRef::Reg(r) => r.0,
@@ -100,6 +116,15 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
             };
             let hazards = RegMask::of(info.reads[i].iter().chain(info.writes[i].iter()).map(id));
             let writes = RegMask::of(info.writes[i].iter().map(id));
+            let mut reads: Vec<u32> = info.reads[i]
+                .iter()
+                .filter_map(|r| match *r {
+                    RegRef::Reg(r) => Some(r.0),
+                    RegRef::Pred(_) => None,
+                })
+                .collect();
+            reads.sort_unstable();
+            reads.dedup();
             let space = inst.mods.space;
             let long_mem = class == OpClass::Mem
                 && matches!(
@@ -116,6 +141,7 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                 initiation: initiation.max(1),
                 hazards,
                 writes,
+                reads: reads.into_boxed_slice(),
                 long_mem,
                 l1d_load,
                 space,

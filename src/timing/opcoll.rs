@@ -1,0 +1,261 @@
+//! The operand collector and the register-file banks between issue and
+//! execution, after GPGPU-Sim's `opndcoll_rfu_t` (Fung et al., "Dynamic
+//! Warp Formation", MICRO 2007, §4 and Fig. 5; GPGPU-Sim 3.x manual,
+//! "Operand collector"), which every seed paper's GTX480 model has.
+//!
+//! An instruction issued at cycle `t` moves into a free *collector unit*
+//! of its unit's set at `t + 1`. Each source register lives in bank
+//! `(register + warp slot) mod reg_banks`; a bank serves one read per
+//! cycle, in request order, starting at `t + 2`, so two sources in one
+//! bank, or another instruction's reads queued there first, delay the
+//! collection. The cycle after its last read the collector unit
+//! *dispatches* the instruction through one of its set's dispatch ports
+//! (a port dispatches one instruction per cycle and stays held while the
+//! instruction waits for its functional unit); the collector unit is free
+//! again for an instruction issued in the dispatch cycle. The functional
+//! unit accepts the instruction the cycle after dispatch (`exec`, or
+//! later if it is busy), and its result is written back — the scoreboard
+//! released — [`WRITEBACK_STAGES`] cycles after `exec + latency` (GPGPU-Sim's
+//! EX→WB pipeline register and the writeback stage). With no contention a
+//! dependent instruction therefore issues `latency + 6` cycles after its
+//! producer.
+//!
+//! Memory instructions take the same stages in front of the LD/ST unit:
+//! [`OperandCollector::collect_mem`] gives the extra cycles they add
+//! before their result is written back.
+//!
+//! The model books every resource at issue time (reads in issue order per
+//! bank, dispatch ports in dispatch order), not cycle by cycle: it keeps
+//! GPGPU-Sim's structure and costs without a per-cycle arbiter. Register
+//! writes do not take bank cycles from reads (GPGPU-Sim gives writes
+//! priority; the difference is a simplification stated in the docs).
+
+use crate::config::GpuConfig;
+use crate::timing::units::{Unit, UnitPool};
+
+/// Cycles from the functional unit's result (`exec + latency`) to the
+/// scoreboard release: the EX→WB pipeline register and the writeback
+/// stage.
+pub const WRITEBACK_STAGES: u64 = 2;
+
+/// A set of collector units and its dispatch ports.
+#[derive(Clone, Debug)]
+pub struct CollectorSet {
+    /// Collector units, as a pool: a unit is free for an instruction
+    /// issued at cycle `t` when its entry is at most `t`.
+    pub units: UnitPool,
+    /// Next cycle each dispatch port can dispatch.
+    ports: Vec<u64>,
+}
+
+impl CollectorSet {
+    fn new(units: u32, ports: u32) -> CollectorSet {
+        CollectorSet {
+            units: UnitPool::new(units),
+            ports: vec![0; ports.max(1) as usize],
+        }
+    }
+
+    /// Takes the first dispatch port free at or after `ready`; returns the
+    /// dispatch cycle and the port.
+    fn dispatch_port(&self, ready: u64) -> (u64, usize) {
+        let (p, free) = self
+            .ports
+            .iter()
+            .copied()
+            .enumerate()
+            .min_by_key(|&(i, f)| (f.max(ready), i))
+            .unwrap_or((0, 0));
+        (free.max(ready), p)
+    }
+}
+
+/// The collector sets of an SM (one per functional-unit kind that has
+/// collectors: SP, SFU) and its register banks.
+#[derive(Clone, Debug)]
+pub struct OperandCollector {
+    /// Collector sets: `[sp, sfu]` (the DP unit uses the SFU set, as
+    /// GPGPU-Sim does when an SM has no DP units).
+    pub sets: [CollectorSet; 2],
+    /// Next cycle each register bank can serve a read.
+    bank_free: Vec<u64>,
+    /// Dispatch port of memory instructions (one, in front of the LD/ST
+    /// unit).
+    mem_port: u64,
+}
+
+/// The collector set index of a non-memory unit.
+pub fn set_of(unit: Unit) -> usize {
+    match unit {
+        Unit::Sp => 0,
+        _ => 1,
+    }
+}
+
+impl OperandCollector {
+    /// The operand collector of one SM of `cfg`.
+    pub fn new(cfg: &GpuConfig) -> OperandCollector {
+        let o = &cfg.opcoll;
+        OperandCollector {
+            sets: [
+                CollectorSet::new(o.sp_collectors, o.sp_dispatch),
+                CollectorSet::new(o.sfu_collectors, o.sfu_dispatch),
+            ],
+            bank_free: vec![0; o.reg_banks.max(1) as usize],
+            mem_port: 0,
+        }
+    }
+
+    /// Books the reads of `regs` for warp slot `slot`, starting no earlier
+    /// than `from`; returns the cycle after the last read (`from` if there
+    /// is none).
+    fn read(&mut self, regs: &[u32], slot: u32, from: u64) -> u64 {
+        let banks = self.bank_free.len() as u64;
+        let mut done = from;
+        for &r in regs {
+            let b = ((u64::from(r) + u64::from(slot)) % banks) as usize;
+            let at = self.bank_free[b].max(from);
+            self.bank_free[b] = at + 1;
+            done = done.max(at + 1);
+        }
+        done
+    }
+
+    /// Schedules a non-memory instruction of `unit` issued at `now` by
+    /// warp slot `slot` reading `regs`, whose functional unit pool is
+    /// `exec_units`: books a collector unit, the bank reads, a dispatch
+    /// port and the functional unit (for `initiation` cycles). Returns the
+    /// cycle the functional unit accepts it. The caller has checked that
+    /// the set has a free collector unit at `now`.
+    pub fn collect(
+        &mut self,
+        unit: Unit,
+        slot: u32,
+        regs: &[u32],
+        now: u64,
+        exec_units: &mut UnitPool,
+        initiation: u32,
+    ) -> u64 {
+        let collected = self.read(regs, slot, now + 2);
+        let set = &mut self.sets[set_of(unit)];
+        let cu = set.units.free(now).unwrap_or(0);
+        // Dispatch the cycle after the last read (a unit with nothing to
+        // read dispatches the cycle after it was allocated).
+        let (dispatch, port) = set.dispatch_port(collected.max(now + 2));
+        // The functional unit takes it the next cycle, or when free.
+        let (k, free) = exec_units
+            .busy_until
+            .iter()
+            .copied()
+            .enumerate()
+            .min_by_key(|&(i, b)| (b, i))
+            .unwrap_or((0, 0));
+        let exec = (dispatch + 1).max(free);
+        exec_units.book(k, exec + u64::from(initiation.max(1)));
+        // The port holds the instruction until the unit takes it.
+        set.ports[port] = exec;
+        // The collector unit can take an instruction issued in its
+        // dispatch cycle.
+        set.units.book(cu, dispatch);
+        exec
+    }
+
+    /// Schedules a memory instruction issued at `now` by warp slot `slot`
+    /// reading `regs` (address and data registers): its bank reads and the
+    /// LD/ST dispatch port. Returns the cycles its result is delayed by
+    /// these stages and the writeback, compared with an LD/ST unit that
+    /// started in the issue cycle.
+    pub fn collect_mem(&mut self, slot: u32, regs: &[u32], now: u64) -> u64 {
+        let collected = self.read(regs, slot, now + 2);
+        let dispatch = collected.max(now + 2).max(self.mem_port);
+        self.mem_port = dispatch + 1;
+        // The LD/ST unit takes it the cycle after dispatch and starts on
+        // it the next cycle; its own writeback register adds one more.
+        dispatch + 3 - now
+    }
+
+    /// True if a collector unit of `unit`'s set is free for an instruction
+    /// issued at `now`.
+    #[inline]
+    pub fn has_free(&self, unit: Unit, now: u64) -> bool {
+        self.sets[set_of(unit)].units.has_free(now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::preset;
+
+    fn gtx() -> GpuConfig {
+        preset("gtx480").expect("preset")
+    }
+
+    #[test]
+    fn an_uncontended_add_executes_four_cycles_after_issue() {
+        let cfg = gtx();
+        let mut oc = OperandCollector::new(&cfg);
+        let mut sp = UnitPool::new(2);
+        // Issue at 10: collector at 11, reads at 12, dispatch at 13,
+        // execute at 14.
+        assert_eq!(oc.collect(Unit::Sp, 0, &[1, 2], 10, &mut sp, 1), 14);
+    }
+
+    #[test]
+    fn two_sources_in_one_bank_take_two_read_cycles() {
+        let cfg = gtx();
+        let banks = cfg.opcoll.reg_banks;
+        let mut oc = OperandCollector::new(&cfg);
+        let mut sp = UnitPool::new(2);
+        // Registers 3 and 3 + banks share a bank: reads at 12 and 13,
+        // dispatch at 14, execute at 15.
+        assert_eq!(oc.collect(Unit::Sp, 0, &[3, 3 + banks], 10, &mut sp, 1), 15);
+        // Warp slot 1 shifts the mapping: register 2 of slot 1 is in bank
+        // 3 too, whose next free read cycle is 14.
+        let mut sp2 = UnitPool::new(2);
+        assert_eq!(oc.collect(Unit::Sp, 1, &[2], 12, &mut sp2, 1), 16);
+    }
+
+    #[test]
+    fn dispatch_ports_and_busy_units_hold_instructions_back() {
+        let cfg = gtx();
+        let mut oc = OperandCollector::new(&cfg);
+        // One SFU with an initiation interval of 8.
+        let mut sfu = UnitPool::new(1);
+        let e1 = oc.collect(Unit::Sfu, 0, &[1], 0, &mut sfu, 8);
+        assert_eq!(e1, 4);
+        // The next one is collected by cycle 3 but waits for the unit
+        // (free at 12); the SFU set's single port is held until then.
+        let e2 = oc.collect(Unit::Sfu, 1, &[5], 1, &mut sfu, 8);
+        assert_eq!(e2, 12);
+        let e3 = oc.collect(Unit::Sfu, 2, &[9], 2, &mut sfu, 8);
+        assert_eq!(e3, 20);
+    }
+
+    #[test]
+    fn collector_units_run_out() {
+        let mut cfg = gtx();
+        cfg.opcoll.sp_collectors = 2;
+        let mut oc = OperandCollector::new(&cfg);
+        let mut sp = UnitPool::new(2);
+        assert!(oc.has_free(Unit::Sp, 0));
+        oc.collect(Unit::Sp, 0, &[1], 0, &mut sp, 1);
+        oc.collect(Unit::Sp, 1, &[1], 0, &mut sp, 1);
+        // Both units dispatch at 3 (ports: 2): none is free for an
+        // instruction issued at 1 or 2, one is at 3.
+        assert!(!oc.has_free(Unit::Sp, 1));
+        assert!(!oc.has_free(Unit::Sp, 2));
+        assert!(oc.has_free(Unit::Sp, 3));
+    }
+
+    #[test]
+    fn memory_instructions_add_the_stages_in_front_of_the_ldst_unit() {
+        let cfg = gtx();
+        let mut oc = OperandCollector::new(&cfg);
+        // Reads at 2, dispatch at 3, LD/ST unit at 4, starts at 5: five
+        // cycles later than issue, plus its writeback register.
+        assert_eq!(oc.collect_mem(0, &[1], 0), 6);
+        // A second one in the same cycle waits for the dispatch port.
+        assert_eq!(oc.collect_mem(1, &[4], 0), 7);
+    }
+}
