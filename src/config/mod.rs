@@ -164,6 +164,9 @@ pub struct L1dConfig {
     /// it leaves for L2 (GPGPU-Sim's L1 latency queue, which every access
     /// passes before its tag lookup).
     pub miss_latency: u32,
+    /// Index sets with the Fermi L1 hash (32 or 64 sets) instead of line
+    /// address mod sets.
+    pub hash_sets: bool,
 }
 
 /// The operand collector between issue and the functional units (see
@@ -348,6 +351,7 @@ impl GpuConfig {
                 mshrs: 64,
                 mshr_merge: 8,
                 miss_latency: 35,
+                hash_sets: true,
             },
             shared: SharedConfig {
                 banks: 32,
@@ -403,6 +407,7 @@ impl GpuConfig {
         c.core.max_threads_per_sm = 512;
         c.core.schedulers_per_sm = 1;
         c.l1d.sets = 8; // 8 × 4 × 128 B = 4 KB
+        c.l1d.hash_sets = false; // the Fermi hash needs 32 or 64 sets
         c.l2.slices = 2;
         c.l2.sets = 64; // 2 × 64 × 4 × 128 B = 64 KB
         c.l2.ways = 4;

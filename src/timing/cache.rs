@@ -17,7 +17,8 @@ pub struct Evicted {
 }
 
 /// Tags of a set-associative cache: `sets × ways` lines, LRU within a set,
-/// set index = line address mod sets. Stored as parallel arrays (line
+/// set index = line address mod sets, or the Fermi L1 hash
+/// ([`TagArray::with_fermi_hash`]). Stored as parallel arrays (line
 /// addresses apart from the LRU stamps, owners and dirty bits), so a
 /// lookup scans only the set's line addresses.
 #[derive(Clone, Debug)]
@@ -33,6 +34,8 @@ pub struct TagArray {
     /// Each way written since filled (write-back caches only).
     dirty: Vec<bool>,
     clock: u64,
+    /// log2 of the line size in bytes when the Fermi hash indexes sets.
+    hash_line_log2: Option<u32>,
 }
 
 impl TagArray {
@@ -49,14 +52,45 @@ impl TagArray {
             owners: vec![0; n],
             dirty: vec![false; n],
             clock: 0,
+            hash_line_log2: None,
         }
+    }
+
+    /// An empty array of 32 or 64 sets of `line_bytes`-byte lines indexed
+    /// by the Fermi L1 set hash GPGPU-Sim uses for the GTX480 L1D (`H` in
+    /// `-gpgpu_cache:dl1`; Nugteren et al., "A Detailed GPU Cache Model
+    /// Based on Reuse Distance Theory", HPCA 2014): byte-address bits 7–11
+    /// XOR bits 13, 14, 15, 17, 19, and bit 12 on top for 64 sets. Other
+    /// set counts fall back to line mod sets.
+    pub fn with_fermi_hash(sets: u32, ways: u32, line_bytes: u32) -> TagArray {
+        let mut t = TagArray::new(sets, ways);
+        if (sets == 32 || sets == 64) && line_bytes.is_power_of_two() {
+            t.hash_line_log2 = Some(line_bytes.trailing_zeros());
+        }
+        t
+    }
+
+    /// The Fermi hash set of byte address `addr` (see
+    /// [`TagArray::with_fermi_hash`]).
+    pub fn fermi_hash_set(addr: u64, line_log2: u32, sets: u64) -> u64 {
+        let lower = (addr >> line_log2) & 0x1f;
+        let mut upper = (addr & 0xe000) >> 13;
+        upper |= (addr & 0x2_0000) >> 14;
+        upper |= (addr & 0x8_0000) >> 15;
+        let mut set = lower ^ upper;
+        if sets == 64 {
+            set |= (addr & 0x1000) >> 7;
+        }
+        set
     }
 
     /// The first way of `line`'s set.
     #[inline]
     fn set(&self, line: u64) -> usize {
         // A mask when the set count is a power of two (no division).
-        let set = if self.sets.is_power_of_two() {
+        let set = if let Some(l2) = self.hash_line_log2 {
+            TagArray::fermi_hash_set(line << l2, l2, self.sets)
+        } else if self.sets.is_power_of_two() {
             line & (self.sets - 1)
         } else {
             line % self.sets
@@ -239,5 +273,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn fermi_hash_matches_hand_computed_sets() {
+        // 0x0000_2080: bits 7-11 = 0b00001, bit 13 set -> upper 0b00001:
+        // 1 ^ 1 = 0.
+        assert_eq!(TagArray::fermi_hash_set(0x2080, 7, 32), 0);
+        // 0x0002_0000 (bit 17) -> upper bit 3: set 8; line bits 0.
+        assert_eq!(TagArray::fermi_hash_set(0x2_0000, 7, 32), 8);
+        // 0x0008_0f80: lower 0b11111 (bits 7-11), bit 19 -> upper 0b10000:
+        // 0b01111 = 15.
+        assert_eq!(TagArray::fermi_hash_set(0x8_0f80, 7, 32), 15);
+        // 64 sets: bit 12 becomes bit 5 of the set.
+        assert_eq!(TagArray::fermi_hash_set(0x1000, 7, 64), 32);
+        assert_eq!(TagArray::fermi_hash_set(0x1000, 7, 32), 0);
+        // Lines 32 apart (4 KB) map to one set without the hash, to
+        // different sets with it once bit 13 and up change.
+        let mut c = TagArray::with_fermi_hash(32, 1, 128);
+        c.fill(0, 0, false);
+        c.fill(64, 0, false); // byte 0x2000: set 1
+        assert!(c.contains(0) && c.contains(64));
+        let mut plain = TagArray::new(32, 1);
+        plain.fill(0, 0, false);
+        plain.fill(64, 0, false); // 64 mod 32 = 0: evicts line 0
+        assert!(!plain.contains(0) && plain.contains(64));
     }
 }

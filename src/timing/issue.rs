@@ -49,7 +49,7 @@ fn local_reason(
         };
     };
     let ti = &ctx.table[head.pc as usize];
-    if w.sb.blocks(&ti.hazards) {
+    if w.atomics > 0 || w.sb.blocks(&ti.hazards) {
         return Stall::Data;
     }
     if policy.throttles() && !policy.can_issue(slot, view, ti) {
@@ -652,6 +652,7 @@ impl Sm {
                             slot,
                             inst: head.pc,
                             long: false,
+                            atomic: false,
                         },
                     );
                 }

@@ -126,7 +126,11 @@ impl Sm {
                         long: true,
                         used: true,
                         delay: delay as u32,
+                        atomic: kind == JobKind::Atomic,
                     });
+                    if kind == JobKind::Atomic {
+                        self.warps[si].atomics += 1;
+                    }
                     job.inflight = id;
                     let w = &mut self.warps[si];
                     w.sb.reserve(&ti.writes);
@@ -187,6 +191,7 @@ impl Sm {
                 slot,
                 inst,
                 long: false,
+                atomic: false,
             },
         );
     }
@@ -298,6 +303,9 @@ impl Sm {
                 if mem.can_inject(self.id, now) {
                     let atomic = job.kind == JobKind::Atomic;
                     if !atomic {
+                        // Held until L2 acknowledges the write.
+                        self.warps[slot].outstanding += 1;
+                        let st = &mut self.stats.l1d;
                         st.stores += 1;
                         if self.l1d.invalidate(r.line) {
                             st.write_evictions += 1;
@@ -318,7 +326,8 @@ impl Sm {
                             addr: r.line * line_bytes,
                             req_bytes: r.bytes,
                             reply_bytes: if atomic { r.bytes } else { 0 },
-                            tag: job.inflight,
+                            // A store's acknowledgement finds its warp.
+                            tag: if atomic { job.inflight } else { job.slot },
                             perform: atomic && job.next == 0,
                         },
                     );
@@ -393,7 +402,15 @@ impl Sm {
                     }
                 }
             }
-            PacketKind::Write => {}
+            PacketKind::Write => {
+                // A store's acknowledgement.
+                let w = &mut self.warps[p.tag as usize];
+                w.outstanding -= 1;
+                if w.done && w.outstanding == 0 {
+                    self.maybe_retire = true;
+                    self.changed = true;
+                }
+            }
         }
     }
 
@@ -408,8 +425,8 @@ impl Sm {
         f.used = false;
         self.changed = true;
         self.issue_dirty = true;
-        let (slot, inst, long) = (f.slot as usize, f.inst, f.long);
-        if f.delay > 0 {
+        let (slot, inst, long, atomic) = (f.slot as usize, f.inst, f.long, f.atomic);
+        if f.delay > 0 || atomic {
             // The registers stay reserved (reserved at accept) until the
             // writeback event; `outstanding` is released there.
             let at = now + u64::from(f.delay);
@@ -419,6 +436,7 @@ impl Sm {
                     slot: slot as u32,
                     inst,
                     long,
+                    atomic,
                 },
             );
             return;

@@ -347,6 +347,7 @@ impl MemSys {
                         self.reply(now, s, p);
                     }
                 }
+                // (Writes merged here were acknowledged at their lookup.)
                 waiters.clear();
                 self.slices[s].spare_waiters.push(waiters);
             }
@@ -384,14 +385,16 @@ impl MemSys {
                 if write || p.kind == PacketKind::Atomic {
                     self.slices[s].tags.mark_dirty(line);
                 }
-                if !write {
-                    self.reply(now, s, p);
-                }
+                // Reads get their data, writes an acknowledgement (a
+                // header-only packet).
+                self.reply(now, s, p);
                 continue;
             }
             self.stats.l2_misses += 1;
             if write {
-                // Write-allocate without fetching: the line becomes dirty.
+                // Write-allocate without fetching: the line becomes dirty;
+                // the write is acknowledged at once.
+                self.reply(now, s, p);
                 match merged {
                     Some(i) => self.slices[s].mshr[i].1.push(p),
                     None => self.fill_l2(s, line, true),

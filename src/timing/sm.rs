@@ -150,8 +150,13 @@ pub struct WarpSlot {
     pub branch_flush: bool,
     /// Pending register writes.
     pub sb: Scoreboard,
-    /// Instructions issued whose completion has not been processed.
+    /// Instructions issued whose completion has not been processed, and
+    /// stores not yet acknowledged by L2 (a CTA retires when its warps
+    /// have none).
     pub outstanding: u32,
+    /// Global atomics in flight: the warp issues nothing until they are
+    /// written back (as GPGPU-Sim's `shd_warp_t::waiting`).
+    pub atomics: u32,
     /// Arrived at a barrier not yet released.
     pub barrier_wait: bool,
     /// Cycle the released barrier lets the warp issue again.
@@ -243,6 +248,8 @@ pub enum SmEvent {
         inst: u32,
         /// A long-latency memory instruction (its `long_pending` ends).
         long: bool,
+        /// A global atomic (the warp's `atomics` count drops).
+        atomic: bool,
     },
     /// One line request of an in-flight memory instruction is served.
     RequestDone {
@@ -268,6 +275,8 @@ pub struct InflightMem {
     /// operand-collector stages in front of the LD/ST unit and the
     /// writeback stage, [`OperandCollector::collect_mem`](crate::timing::opcoll::OperandCollector::collect_mem)).
     pub delay: u32,
+    /// A global atomic.
+    pub atomic: bool,
 }
 
 /// An L1D miss status holding register.
@@ -512,7 +521,11 @@ impl Sm {
             ldst_free: 0,
             ldst_job: None,
             spare_job: None,
-            l1d: TagArray::new(cfg.l1d.sets, cfg.l1d.ways),
+            l1d: if cfg.l1d.hash_sets {
+                TagArray::with_fermi_hash(cfg.l1d.sets, cfg.l1d.ways, cfg.l1d.line)
+            } else {
+                TagArray::new(cfg.l1d.sets, cfg.l1d.ways)
+            },
             mshrs: vec![Mshr::default(); cfg.l1d.mshrs.max(1) as usize],
             mshr_lines: vec![crate::timing::ldst::NO_LINE; cfg.l1d.mshrs.max(1) as usize],
             mshr_index: crate::timing::mshr_index::MshrIndex::new(cfg.l1d.mshrs.max(1) as usize),
@@ -800,11 +813,19 @@ impl Sm {
         while let Some((_, e)) = self.events.pop_due(now) {
             self.active = true;
             match e {
-                SmEvent::Writeback { slot, inst, long } => {
+                SmEvent::Writeback {
+                    slot,
+                    inst,
+                    long,
+                    atomic,
+                } => {
                     self.issue_dirty = true;
                     self.mark_dirty(slot);
                     if long {
                         self.views[slot as usize].long_pending -= 1;
+                    }
+                    if atomic {
+                        self.warps[slot as usize].atomics -= 1;
                     }
                     let w = &mut self.warps[slot as usize];
                     w.sb.release(&ctx.table[inst as usize].writes);
