@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use gpusim::config::{GpuConfig, load_config};
+use gpusim::timing::opcoll::{ISSUE_TO_EXEC, MEM_STAGES, WRITEBACK_STAGES};
 use gpusim::timing::{IssueRecord, Policies, Stats, run_timed_with};
 use gpusim::workload::runner::prepare;
 
@@ -75,7 +76,8 @@ fn one_warp(entry: &str, params: &str) -> PathBuf {
     )
 }
 
-/// (a) One warp, N dependent operations: cycles(2N) − cycles(N) = N × latency.
+/// (a) One warp, N dependent operations: cycles(2N) − cycles(N) = N ×
+/// (latency + the operand-collector and writeback stages).
 #[test]
 fn dependent_chains_cost_their_latency() {
     for preset in ["tiny", "gtx480"] {
@@ -96,13 +98,31 @@ fn dependent_chains_cost_their_latency() {
             // n + 1 iterations of 32 dependent operations each.
             let (n1, n2) = (8u32, 16u32);
             let dn = u64::from(n2 - n1) * 32;
+            let per_op = u64::from(latency) + ISSUE_TO_EXEC + WRITEBACK_STAGES;
             assert_eq!(
                 c(n2) - c(n1),
-                dn * u64::from(latency),
-                "{preset}: {dn} more dependent `{op}` must cost {dn} × {latency} cycles"
+                dn * per_op,
+                "{preset}: {dn} more dependent `{op}` must cost {dn} × {per_op} cycles"
             );
         }
     }
+}
+
+/// (a') The same chains with a single register bank: each add reads two
+/// registers (the chain's and the constant) from that bank in two cycles,
+/// so it costs one cycle more.
+#[test]
+fn one_register_bank_serializes_operand_reads() {
+    let cfg = config("gtx480", &["opcoll.reg_banks=1"]);
+    let m = one_warp("chain_add_32", "[\"out\", { u32 = \"$n\" }]");
+    let c = |n: u32| {
+        run(&m, &cfg, "gto", &[("n", n.to_string())], false)
+            .stats
+            .cycles
+    };
+    let dn = 8 * 32;
+    let per_op = u64::from(cfg.latency.int[0]) + ISSUE_TO_EXEC + WRITEBACK_STAGES + 1;
+    assert_eq!(c(16) - c(8), dn * per_op);
 }
 
 /// (b) Dependent global loads: all misses cost the configured round trip,
@@ -117,7 +137,9 @@ fn dependent_loads_cost_the_round_trip() {
                 .max(1);
             u64::from(flits.div_ceil(cfg.icnt.flits_per_cycle))
         };
-        let round_trip = serial(0)
+        let round_trip = MEM_STAGES
+            + u64::from(cfg.l1d.miss_latency)
+            + serial(0)
             + u64::from(cfg.icnt.latency)
             + u64::from(cfg.l2.latency)
             + u64::from(cfg.l2.line.div_ceil(cfg.dram.bytes_per_cycle))
@@ -131,7 +153,7 @@ fn dependent_loads_cost_the_round_trip() {
         );
         for (stride, per_load) in [
             (u64::from(cfg.l1d.line), round_trip),
-            (0, u64::from(cfg.l1d.hit_latency)),
+            (0, u64::from(cfg.l1d.hit_latency) + MEM_STAGES),
         ] {
             let c = |n: u32| {
                 let a = [("n", n.to_string()), ("stride", stride.to_string())];
@@ -163,11 +185,12 @@ fn dependent_loads_cost_the_round_trip() {
 /// (c) Enough warps of independent adds reach the issue bound the config
 /// implies: schedulers × issue width, SP units / initiation interval, or
 /// fetch (one warp per cycle, `ibuffer_entries` instructions), whichever is
-/// lowest — within 2%.
+/// lowest — within 2% (with enough register banks that no two reads
+/// collide: bank conflicts are (h)'s subject).
 #[test]
 fn independent_adds_reach_the_issue_bound() {
     for preset in ["tiny", "gtx480"] {
-        let cfg = config(preset, &[]);
+        let cfg = config(preset, &["opcoll.reg_banks=1024"]);
         let c = &cfg.core;
         let bound = f64::from(c.schedulers_per_sm * c.issue_width)
             .min(f64::from(c.sp_units) / f64::from(cfg.latency.int_initiation[0]))
@@ -192,8 +215,11 @@ fn independent_adds_reach_the_issue_bound() {
     }
 }
 
-/// (d) Shared loads with a k-way bank conflict cost k times the
-/// conflict-free slope (one load per cycle through the LD/ST unit).
+/// (d) Shared loads with a k-way bank conflict keep the LD/ST unit busy k
+/// cycles each; one warp alone cannot issue faster than its fetch allows
+/// (`ibuffer_entries` instructions per fetch, the next fetch once they
+/// have issued, `icache.hit_latency` cycles to arrive): one load per
+/// max(k, (hit_latency + ibuffer_entries − 1) / ibuffer_entries) cycles.
 #[test]
 fn bank_conflicts_serialize_shared_loads() {
     let cfg = config("tiny", &[]);
@@ -217,10 +243,11 @@ fn bank_conflicts_serialize_shared_loads() {
         };
         (t("shared_64") - t("shared_32")) / 32.0
     };
-    let free = slope(1);
-    assert_eq!(free, 1.0, "conflict-free: one shared load per cycle");
+    let e = f64::from(cfg.core.ibuffer_entries);
+    let fetch_bound = (f64::from(cfg.icache.hit_latency) + e - 1.0) / e;
+    assert_eq!(slope(1), fetch_bound.max(1.0), "conflict-free: fetch-bound");
     for k in [2, 4, 8] {
-        assert_eq!(slope(k), f64::from(k) * free, "{k}-way conflict");
+        assert_eq!(slope(k), fetch_bound.max(f64::from(k)), "{k}-way conflict");
     }
 }
 
@@ -322,15 +349,18 @@ fn srr_alternates_and_gto_is_greedy() {
         let (prev, cur) = (&w[0], &w[1]);
         if cur.slot != prev.slot {
             switches += 1;
-            // The greedy warp could not issue in the cycle the other did.
+            // The greedy warp could not issue in the cycle the other did,
             assert_eq!(cur.ready_unpicked & (1 << prev.slot), 0, "{w:?}");
+            // and the warp taken instead is the oldest ready one.
+            assert_eq!(cur.ready_unpicked & ((1u64 << cur.slot) - 1), 0, "{cur:?}");
         }
-        // Whoever issues, no older warp was ready and passed over.
-        assert_eq!(cur.ready_unpicked & ((1u64 << cur.slot) - 1), 0, "{cur:?}");
     }
     let srr_switches = srr.len() - 1;
+    // One warp alone issues at most `ibuffer_entries` instructions per
+    // fetch, so even a greedy scheduler must switch when its I-buffer runs
+    // dry; it still switches less than strict alternation.
     assert!(
-        switches * 4 < srr_switches,
+        switches < srr_switches,
         "gto switched {switches} times, srr {srr_switches}"
     );
 }

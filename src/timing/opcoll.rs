@@ -11,8 +11,8 @@
 //! collection. The cycle after its last read the collector unit
 //! *dispatches* the instruction through one of its set's dispatch ports
 //! (a port dispatches one instruction per cycle and stays held while the
-//! instruction waits for its functional unit); the collector unit is free
-//! again for an instruction issued in the dispatch cycle. The functional
+//! instruction waits for its functional unit); the collector unit takes a
+//! new instruction in its dispatch cycle (one issued the cycle before). The functional
 //! unit accepts the instruction the cycle after dispatch (`exec`, or
 //! later if it is busy), and its result is written back — the scoreboard
 //! released — [`WRITEBACK_STAGES`] cycles after `exec + latency` (GPGPU-Sim's
@@ -37,6 +37,15 @@ use crate::timing::units::{Unit, UnitPool};
 /// scoreboard release: the EX→WB pipeline register and the writeback
 /// stage.
 pub const WRITEBACK_STAGES: u64 = 2;
+
+/// Cycles from issue to the functional unit with no contention: collector
+/// allocation, bank read, dispatch, unit.
+pub const ISSUE_TO_EXEC: u64 = 4;
+
+/// Cycles from issue to the result of a memory instruction's first
+/// request compared with an LD/ST unit starting in the issue cycle, with
+/// no contention ([`OperandCollector::collect_mem`]).
+pub const MEM_STAGES: u64 = 6;
 
 /// A set of collector units and its dispatch ports.
 #[derive(Clone, Debug)]
@@ -154,9 +163,9 @@ impl OperandCollector {
         exec_units.book(k, exec + u64::from(initiation.max(1)));
         // The port holds the instruction until the unit takes it.
         set.ports[port] = exec;
-        // The collector unit can take an instruction issued in its
-        // dispatch cycle.
-        set.units.book(cu, dispatch);
+        // The collector unit is allocated again in its dispatch cycle, to
+        // an instruction issued the cycle before.
+        set.units.book(cu, dispatch - 1);
         exec
     }
 
@@ -241,11 +250,11 @@ mod tests {
         assert!(oc.has_free(Unit::Sp, 0));
         oc.collect(Unit::Sp, 0, &[1], 0, &mut sp, 1);
         oc.collect(Unit::Sp, 1, &[1], 0, &mut sp, 1);
-        // Both units dispatch at 3 (ports: 2): none is free for an
-        // instruction issued at 1 or 2, one is at 3.
+        // Both units dispatch at 3 (ports: 2) and take new instructions
+        // then: none is free for an instruction issued at 1, both for one
+        // issued at 2.
         assert!(!oc.has_free(Unit::Sp, 1));
-        assert!(!oc.has_free(Unit::Sp, 2));
-        assert!(oc.has_free(Unit::Sp, 3));
+        assert!(oc.has_free(Unit::Sp, 2));
     }
 
     #[test]
