@@ -156,9 +156,9 @@ impl Gpu {
                 sm.warp_pool.extend(warps);
                 sm.shared_pool.push(shared);
             }
+            // The L1D is invalidated at each launch; the instruction cache
+            // keeps its lines (GPGPU-Sim invalidates only the L1D).
             sm.l1d.clear();
-            sm.icache.clear();
-            sm.icache_pending.clear();
         }
         let mut ctas = CtaScheduler::new(total, need);
         let start = self.now;
