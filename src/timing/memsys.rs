@@ -157,6 +157,12 @@ pub struct MemSys {
     dram_queue: usize,
     slices_per_channel: u32,
     sm_ports: Vec<Port>,
+    /// Per SM: the cycle its ejection port has delivered the last reply
+    /// routed to it (replies are serialized there too, flit by flit).
+    sm_eject_free: Vec<u64>,
+    /// Per slice: the cycle its input port has taken in the last request
+    /// routed to it.
+    slice_in_free: Vec<u64>,
     /// Per SM port: the start cycle of its oldest packet not yet started
     /// (`u64::MAX` if none), dense for `next_event`.
     port_next_start: Vec<u64>,
@@ -196,6 +202,8 @@ impl MemSys {
             slices_per_channel: (slices / channels).max(1),
             sm_ports: vec![Port::default(); cfg.core.num_sms.max(1) as usize],
             port_next_start: vec![u64::MAX; cfg.core.num_sms.max(1) as usize],
+            sm_eject_free: vec![0; cfg.core.num_sms.max(1) as usize],
+            slice_in_free: vec![0; slices as usize],
             to_l2: EventQueue::new(),
             to_sm: EventQueue::new(),
             lookup_due: vec![u64::MAX; slices as usize],
@@ -247,7 +255,11 @@ impl MemSys {
         let port = &mut self.sm_ports[p.sm as usize];
         let left = port.send(now, cycles);
         self.port_next_start[p.sm as usize] = port.starts.front().copied().unwrap_or(u64::MAX);
-        let arrive = left + self.icnt_latency + delay;
+        // The slice's input port takes the packet's flits one cycle's
+        // worth at a time, after those of earlier packets.
+        let s = self.slice_of(p.addr);
+        let arrive = (left + self.icnt_latency + delay).max(self.slice_in_free[s] + cycles);
+        self.slice_in_free[s] = arrive;
         self.next_due = self.next_due.min(arrive);
         self.to_l2.push(arrive, p);
     }
@@ -261,7 +273,12 @@ impl MemSys {
         self.stats.icnt_replies += 1;
         self.stats.icnt_flits += self.flits(p.reply_bytes);
         let left = self.slices[slice].port.send(now, cycles);
-        self.to_sm.push(left + self.icnt_latency, p);
+        // The SM's ejection port delivers replies flit by flit, after
+        // those of earlier replies to the same SM.
+        let e = &mut self.sm_eject_free[p.sm as usize];
+        let arrive = (left + self.icnt_latency).max(*e + cycles);
+        *e = arrive;
+        self.to_sm.push(arrive, p);
     }
 
     fn fill_l2(&mut self, slice: usize, line: u64, dirty: bool) {
