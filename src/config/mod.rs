@@ -90,7 +90,7 @@ pub struct CoreConfig {
     pub sp_units: u32,
     /// SFU units per SM.
     pub sfu_units: u32,
-    /// Double-precision units per SM.
+    /// Double-precision units per SM (0: fp64 runs on the SFU units).
     pub dp_units: u32,
     /// Cycles from the last warp's arrival at a barrier to the waiting
     /// warps becoming issuable.
@@ -313,7 +313,7 @@ impl GpuConfig {
                 ibuffer_entries: 2,
                 sp_units: 2,
                 sfu_units: 1,
-                dp_units: 1,
+                dp_units: 0,
                 barrier_latency: 1,
             },
             latency: LatencyConfig {

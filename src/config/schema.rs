@@ -188,7 +188,7 @@ schema! {
         ibuffer_entries: U32 <= 1_024, "I-buffer slots per warp";
         sp_units: U32 <= 1_024, "SP units (integer and fp32) per SM";
         sfu_units: U32 <= 1_024, "SFU units per SM";
-        dp_units: U32 <= 1_024, "double-precision units per SM";
+        dp_units: U32 <= 1_024, "double-precision units per SM (0: fp64 runs on the SFU units, as on Fermi)";
         barrier_latency: U32 <= 1_000_000, "cycles from the last warp's arrival at a barrier to the release";
     }
     latency: LatencyConfig, "functional-unit latencies and initiation intervals in cycles; arrays are [add, max, mul, mad, div]" {

@@ -27,6 +27,7 @@ const MAY_BE_ZERO: &[&str] = &[
     "core.shared_mem_per_sm", // a machine without shared memory runs kernels that use none
     "core.barrier_latency",   // release in the cycle of the last arrival
     "l1d.miss_latency",       // misses leave for L2 in the cycle of their lookup
+    "core.dp_units",          // fp64 runs on the SFU units
 ];
 
 /// The most lines one per-SM cache (instruction cache, L1D) may have.
@@ -38,7 +39,7 @@ pub const MAX_L2_LINES: u64 = 1 << 24;
 impl GpuConfig {
     /// Checks that the config describes a machine the timing model can run:
     /// every count, size and latency non-zero (except
-    /// `core.shared_mem_per_sm`, `core.barrier_latency` and `l1d.miss_latency`), `warp_size` in
+    /// `core.shared_mem_per_sm`, `core.barrier_latency`, `core.dp_units` and `l1d.miss_latency`), `warp_size` in
     /// 1..=64, line sizes, cache sets and bank widths powers of two,
     /// `l2.slices` a multiple of `dram.channels`, the thread limit reachable
     /// with the warp slots, at least one warp's registers, lines at least

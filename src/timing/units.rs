@@ -101,10 +101,14 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                     (Unit::Sp, lat.fp32[li], lat.fp32_initiation[li])
                 }
                 OpClass::Sfu => (Unit::Sfu, lat.sfu, lat.sfu_initiation),
-                OpClass::Dp | OpClass::DpDiv => {
-                    let li = if class == OpClass::DpDiv { 4 } else { li };
-                    (Unit::Dp, lat.fp64[li], lat.fp64_initiation[li])
-                }
+                // fp64 divisions: the fp64 `div` entry; fp64 square roots,
+                // reciprocals and transcendentals: the SFU's latency.
+                OpClass::DpDiv if idx == Some(4) => (Unit::Dp, lat.fp64[4], lat.fp64_initiation[4]),
+                OpClass::DpDiv => (Unit::Sfu, lat.sfu, lat.sfu_initiation),
+                // fp64 arithmetic; conversions, moves and comparisons of
+                // fp64 values take the default latency on the SP units.
+                OpClass::Dp if idx.is_none() => (Unit::Sp, lat.other, 1),
+                OpClass::Dp => (Unit::Dp, lat.fp64[li], lat.fp64_initiation[li]),
                 OpClass::Mem => (Unit::LdSt, lat.const_load, 1),
                 OpClass::Control | OpClass::Barrier | OpClass::Sync => (Unit::Sp, lat.control, 1),
                 OpClass::Warp if inst.op == Opcode::Shfl => (Unit::Sp, lat.warp_op, 1),
@@ -135,6 +139,12 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
             let l1d_load = class == OpClass::Mem
                 && matches!(inst.op, Opcode::Ld | Opcode::Tex)
                 && matches!(space, Space::Global | Space::Local | Space::Generic);
+            // Without DP units fp64 runs on the SFU (GPGPU-Sim's Fermi).
+            let unit = if unit == Unit::Dp && cfg.core.dp_units == 0 {
+                Unit::Sfu
+            } else {
+                unit
+            };
             TimingInst {
                 unit,
                 latency: latency.max(1),
