@@ -20,6 +20,20 @@
 #include <string>
 #include <vector>
 
+// The launch-configuration calls nvcc's host stubs make around a launch
+// (CUDA <= 12 stubs: push in the <<<>>> expansion, pop + cudaLaunchKernel in
+// the stub). CUDA 13 stubs launch through __cudaGetKernel/__cudaLaunchKernel
+// instead, which GPGPU-Sim 4.2 does not provide, so the replay never calls a
+// stub: it makes the CUDA 12 sequence itself (GPGPU-Sim takes the grid, block
+// and shared size of a cudaLaunchKernel from the pushed configuration).
+extern "C" unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim,
+                                                size_t sharedMem,
+                                                struct CUstream_st *stream);
+extern "C" cudaError_t __cudaPopCallConfiguration(dim3 *gridDim,
+                                                  dim3 *blockDim,
+                                                  size_t *sharedMem,
+                                                  void *stream);
+
 struct ReplayKernel {
   const char *name;  // as the PTX spells the entry
   const void *fn;    // host stub
@@ -197,9 +211,16 @@ static int replay_main(int argc, char **argv, const ReplayKernel *kernels) {
         }
         args.push_back(params.data() + off);
       }
-      check(cudaLaunchKernel(fn, dim3(g[0], g[1], g[2]),
-                             dim3(b[0], b[1], b[2]), args.data(), shared, 0),
-            line, "cudaLaunchKernel");
+      dim3 grid(g[0], g[1], g[2]), block(b[0], b[1], b[2]);
+      if (__cudaPushCallConfiguration(grid, block, shared, 0) != 0)
+        fail(line, "__cudaPushCallConfiguration failed");
+      size_t popped_shared;
+      cudaStream_t popped_stream;
+      check(__cudaPopCallConfiguration(&grid, &block, &popped_shared,
+                                       &popped_stream),
+            line, "__cudaPopCallConfiguration");
+      check(cudaLaunchKernel(fn, grid, block, args.data(), shared, 0), line,
+            "cudaLaunchKernel");
       check(cudaDeviceSynchronize(), line, "cudaDeviceSynchronize");
       launches++;
     } else if (op == "final") {
