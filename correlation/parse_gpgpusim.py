@@ -147,7 +147,11 @@ def main(argv):
             for sched in ("lrr", "gto"):
                 log = results / k["name"] / sched / "gpgpusim.log"
                 if log.exists():
-                    fields, _ = parse(log)
+                    try:
+                        fields, _ = parse(log)
+                    except ValueError as e:
+                        print(f"skipped: {e}", file=sys.stderr)
+                        continue
                     k[sched] = fields
                     print(f"{k['name']} {sched}: {fields['cycles']} cycles", file=sys.stderr)
         text = render(doc)
