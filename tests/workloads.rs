@@ -18,7 +18,7 @@ fn kernels_dir() -> PathBuf {
 }
 
 /// `kernels/*.toml` and the manifests of `kernels/sync/`, `kernels/micro/`
-/// `kernels/rodinia/` and `kernels/sdk/`, sorted.
+/// `kernels/rodinia/`, `kernels/sdk/` and `kernels/correlation/`, sorted.
 fn manifests() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = Vec::new();
     for dir in [
@@ -27,6 +27,7 @@ fn manifests() -> Vec<PathBuf> {
         kernels_dir().join("micro"),
         kernels_dir().join("rodinia"),
         kernels_dir().join("sdk"),
+        kernels_dir().join("correlation"),
     ] {
         v.extend(
             std::fs::read_dir(&dir)
