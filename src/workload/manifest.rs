@@ -213,7 +213,7 @@ impl LoadedManifest {
             .map(|n| format!("`{n}`"))
             .collect::<Vec<_>>()
             .join(", ");
-        for k in m.keys().filter(|k| !entries.contains(&k.as_str())) {
+        if let Some(k) = m.keys().find(|k| !entries.contains(&k.as_str())) {
             let span = Span::new(r.span().start, r.span().end);
             let help = match crate::ptx::suggest::closest(k, entries.iter().copied()) {
                 Some(s) => format!("did you mean `{s}`? the module defines {list}"),
