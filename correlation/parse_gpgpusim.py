@@ -28,13 +28,22 @@ FIELDS = [
     ("l1d_misses", r"^\s*L1D_total_cache_misses = (\d+)"),
     ("l2_accesses", r"^L2_total_cache_accesses = (\d+)"),
     ("l2_misses", r"^L2_total_cache_misses = (\d+)"),
-    ("dram_reads", r"^total dram reads = (\d+)"),
-    ("dram_writes", r"^total dram writes = (\d+)"),
+    ("dram_reads", None),
+    ("dram_writes", None),
 ]
+
+# One channel's DRAM command counts (printed for every channel after every
+# kernel, totals since the start).
+DRAM_LINE = (
+    r"^n_cmd=\d+ n_nop=\d+ n_act=\d+ n_pre=\d+ n_ref_event=\d+ n_req=\d+ "
+    r"n_rd=(\d+) n_rd_L2_A=(\d+) n_write=(\d+) n_wr_bk=(\d+) "
+)
 
 # Extra facts (not in gtx480.toml): last value of each.
 EXTRA = [
     ("ipc", r"^gpu_tot_ipc =\s*([\d.]+)"),
+    ("total_dram_reads_stat", r"^total dram reads = (\d+)"),
+    ("total_dram_writes_stat", r"^total dram writes = (\d+)"),
     ("stall_shd_mem", r"^gpgpu_n_stall_shd_mem = (\d+)"),
     ("avg_mem_latency", r"^averagemflatency = (\d+)"),
     ("avg_icnt2mem_latency", r"^avg_icnt2mem_latency = (\d+)"),
@@ -75,10 +84,25 @@ def parse(log):
     launches = int(done.group(1))
     if uids != launches:
         raise ValueError(f"{log}: {uids} kernels in GPGPU-Sim's stats, {launches} replayed")
+    # DRAM traffic: the last block of per-channel command counts. A read
+    # command moves one 64-byte burst (a 32-byte sector request takes one);
+    # "total dram reads" cannot be used: it adds data_size / 64 in integer
+    # arithmetic, 0 for every 32-byte sector request.
+    channels = len(set(re.findall(r"^DRAM\[(\d+)\]: \d+ bks", text, re.M)))
+    dram = re.findall(DRAM_LINE, text, re.M)
+    if channels == 0 or len(dram) < channels:
+        raise ValueError(f"{log}: no DRAM command counts")
+    dram = [tuple(map(int, d)) for d in dram[-channels:]]
     fields = {}
     for key, pat in FIELDS:
-        if pat is None:
+        if key == "launches":
             fields[key] = launches
+            continue
+        if key == "dram_reads":
+            fields[key] = sum(d[0] + d[1] for d in dram)
+            continue
+        if key == "dram_writes":
+            fields[key] = sum(d[2] + d[3] for d in dram)
             continue
         v = last(pat, text)
         if v is None:
