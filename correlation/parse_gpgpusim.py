@@ -123,6 +123,21 @@ def parse(log):
     return fields, extras
 
 
+def check_regs(manifest, regs, log):
+    """Fails unless the registers GPGPU-Sim's ptxas run reported for every
+    kernel equal the manifest's regs_per_thread (a number, or a table of
+    counts per kernel)."""
+    want = tomllib.loads(Path(manifest).read_text()).get("regs_per_thread")
+    if want is None:
+        raise ValueError(f"{manifest}: no regs_per_thread")
+    if not regs:
+        raise ValueError(f"{log}: no register counts")
+    for kernel, n in regs.items():
+        w = want.get(kernel) if isinstance(want, dict) else want
+        if w is not None and w != n:
+            raise ValueError(f"{log}: GPGPU-Sim's ptxas gives `{kernel}` {n} registers, {manifest} says {w}")
+
+
 def fmt_value(v):
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -172,7 +187,8 @@ def main(argv):
                 log = results / k["name"] / sched / "gpgpusim.log"
                 if log.exists():
                     try:
-                        fields, _ = parse(log)
+                        fields, extras = parse(log)
+                        check_regs(k["manifest"], extras["regs"], log)
                     except ValueError as e:
                         print(f"skipped: {e}", file=sys.stderr)
                         continue
