@@ -1,14 +1,15 @@
 //! The memory system below the SMs: the interconnect (one port per SM for
-//! requests, one per L2 slice for replies), address-interleaved L2 slices
-//! and DRAM channels.
+//! requests, one per L2 slice for replies), the L2 slices and the DRAM
+//! channels ([`crate::timing::dram`]); GPGPU-Sim's address mapping
+//! ([`crate::timing::addrdec`]) picks a line's slice and channel.
 //!
 //! Timing of one read that misses everywhere, sent at cycle `t` (no
 //! contention): it leaves the SM port after its serialization
 //! `⌈flits/flits_per_cycle⌉`, flies `icnt.latency`, waits `l2.latency` in
-//! the slice (ROP), misses, occupies its DRAM channel's bus for
-//! `⌈line/bytes_per_cycle⌉` cycles and returns `dram.latency` later, is
-//! serialized out of the slice port and flies back `icnt.latency`. Every
-//! step is deterministic: queues are FIFO and ties break by sequence number.
+//! the slice (ROP), misses, goes through its DRAM channel (latency queue,
+//! scheduler, bank commands at the DRAM clock), is serialized out of the
+//! slice port and flies back `icnt.latency`. Every step is deterministic:
+//! queues are FIFO and ties break by sequence number.
 
 use std::collections::VecDeque;
 
@@ -16,6 +17,7 @@ use serde::Serialize;
 
 use crate::config::GpuConfig;
 use crate::timing::cache::TagArray;
+use crate::timing::dram::{Dram, DramRequest};
 use crate::timing::event_queue::EventQueue;
 
 /// What a packet asks for.
@@ -96,21 +98,6 @@ struct Slice {
     port: Port,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct DramReq {
-    slice: u32,
-    line: u64,
-    write: bool,
-}
-
-#[derive(Clone, Debug, Default)]
-struct Channel {
-    queue: VecDeque<DramReq>,
-    bus_free: u64,
-    /// Started accesses: (completion cycle, request), completion-ordered.
-    inflight: VecDeque<(u64, DramReq)>,
-}
-
 /// Counters of the memory system (see the README for each field).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct MemStats {
@@ -122,13 +109,18 @@ pub struct MemStats {
     pub l2_misses: u64,
     /// Dirty L2 lines written back to DRAM.
     pub l2_writebacks: u64,
-    /// DRAM line reads.
+    /// DRAM read column commands (GPGPU-Sim's `gpgpu_n_dram_reads`: one
+    /// per `burst_length × bus_width × chips` bytes read).
     pub dram_reads: u64,
-    /// DRAM line writes.
+    /// DRAM write column commands (GPGPU-Sim's `gpgpu_n_dram_writes`).
     pub dram_writes: u64,
-    /// Bytes DRAM transferred.
+    /// DRAM activates.
+    pub dram_activates: u64,
+    /// DRAM precharges.
+    pub dram_precharges: u64,
+    /// Bytes requested from DRAM (reads and writes).
     pub dram_bytes: u64,
-    /// Cycles DRAM buses were transferring, summed over channels.
+    /// DRAM clocks the data buses were transferring, summed over channels.
     pub dram_busy_cycles: u64,
     /// Slice-cycles a lookup waited because its DRAM queue was full.
     pub dram_full: u64,
@@ -152,10 +144,6 @@ pub struct MemSys {
     queue: usize,
     l2_line: u64,
     l2_latency: u64,
-    dram_latency: u64,
-    dram_xfer: u64,
-    dram_queue: usize,
-    slices_per_channel: u32,
     sm_ports: Vec<Port>,
     /// Per SM port: the start cycle of its oldest packet not yet started
     /// (`u64::MAX` if none), dense for `next_event`.
@@ -168,7 +156,7 @@ pub struct MemSys {
     /// Per slice: the cycle its next tag lookup may happen (`u64::MAX`
     /// with nothing queued), kept dense so a cycle visits only due slices.
     lookup_due: Vec<u64>,
-    channels: Vec<Channel>,
+    dram: Dram,
     /// Slices blocked on a full DRAM queue in the current cycle.
     blocked_now: u64,
     /// Nothing can happen before this cycle (fast path of `cycle`).
@@ -181,7 +169,6 @@ impl MemSys {
     /// An idle memory system for `cfg`.
     pub fn new(cfg: &GpuConfig) -> MemSys {
         let slices = cfg.l2.slices.max(1);
-        let channels = cfg.dram.channels.max(1);
         MemSys {
             icnt_latency: u64::from(cfg.icnt.latency),
             flit_bytes: cfg.icnt.flit_bytes.max(1),
@@ -190,10 +177,6 @@ impl MemSys {
             queue: cfg.icnt.queue.max(1) as usize,
             l2_line: u64::from(cfg.l2.line.max(1)),
             l2_latency: u64::from(cfg.l2.latency),
-            dram_latency: u64::from(cfg.dram.latency),
-            dram_xfer: u64::from(cfg.l2.line.div_ceil(cfg.dram.bytes_per_cycle.max(1))),
-            dram_queue: cfg.dram.queue.max(1) as usize,
-            slices_per_channel: (slices / channels).max(1),
             sm_ports: vec![Port::default(); cfg.core.num_sms.max(1) as usize],
             port_next_start: vec![u64::MAX; cfg.core.num_sms.max(1) as usize],
             to_l2: EventQueue::new(),
@@ -209,7 +192,7 @@ impl MemSys {
                     port: Port::default(),
                 })
                 .collect(),
-            channels: vec![Channel::default(); channels as usize],
+            dram: Dram::new(cfg),
             blocked_now: 0,
             next_due: 0,
             stats: MemStats::default(),
@@ -248,8 +231,14 @@ impl MemSys {
         self.to_l2.push(left + self.icnt_latency, p);
     }
 
-    fn slice_of(&self, addr: u64) -> usize {
-        ((addr / self.l2_line) % self.slices.len() as u64) as usize
+    /// The slice of a byte address and the line's address within it (its
+    /// tag in the slice).
+    fn slice_of(&self, addr: u64) -> (usize, u64) {
+        let loc = self.dram.map().decode(addr);
+        (
+            (loc.slice as usize).min(self.slices.len() - 1),
+            loc.local / self.l2_line,
+        )
     }
 
     fn reply(&mut self, now: u64, slice: usize, p: Packet) {
@@ -260,19 +249,30 @@ impl MemSys {
         self.to_sm.push(left + self.icnt_latency, p);
     }
 
+    /// Fills slice `slice`'s line `line` (its address within the slice);
+    /// a dirty victim is written back to DRAM.
     fn fill_l2(&mut self, slice: usize, line: u64, dirty: bool) {
         if let Some(e) = self.slices[slice].tags.fill(line, 0, dirty)
             && e.dirty
         {
             self.stats.l2_writebacks += 1;
-            let ch = slice / self.slices_per_channel as usize;
-            let ch = ch.min(self.channels.len() - 1);
-            self.channels[ch].queue.push_back(DramReq {
-                slice: slice as u32,
-                line: e.line,
+            let addr = self
+                .dram
+                .map()
+                .compose(slice as u32, e.line * self.l2_line);
+            self.send_dram(DramRequest {
+                addr,
+                bytes: self.l2_line as u32,
                 write: true,
+                slice: slice as u32,
+                tag: e.line,
             });
         }
+    }
+
+    fn send_dram(&mut self, r: DramRequest) {
+        self.stats.dram_bytes += u64::from(r.bytes);
+        self.dram.push(r);
     }
 
     /// Advances to cycle `now`: delivers arrivals, performs lookups and
@@ -310,42 +310,41 @@ impl MemSys {
                 self.stats.atomics += 1;
                 atomics.push(p);
             }
-            let s = self.slice_of(p.addr);
+            let (s, _) = self.slice_of(p.addr);
             let ready = at + self.l2_latency;
             self.slices[s].rop.push_back((ready, p));
             self.refresh_lookup_due(s);
         }
-        // 2. DRAM completions.
-        for ch in 0..self.channels.len() {
-            while self.channels[ch]
-                .inflight
-                .front()
-                .is_some_and(|&(done, _)| done <= now)
-            {
-                let (_, r) = self.channels[ch].inflight.pop_front().expect("front");
-                active = true;
-                if r.write {
-                    continue;
+        // 2. DRAM clocks up to this cycle, then reads whose data has
+        //    reached the L2.
+        active |= self.dram.advance(now);
+        let c = self.dram.counts;
+        self.stats.dram_reads = c.reads;
+        self.stats.dram_writes = c.writes;
+        self.stats.dram_activates = c.activates;
+        self.stats.dram_precharges = c.precharges;
+        self.stats.dram_busy_cycles = c.bus_clocks;
+        while let Some(r) = self.dram.pop_done(now) {
+            active = true;
+            let s = r.slice as usize;
+            let line = r.tag;
+            let pos = self.slices[s]
+                .mshr
+                .iter()
+                .position(|m| m.0 == line)
+                .expect("a DRAM read has its L2 MSHR");
+            let (_, mut waiters) = self.slices[s].mshr.remove(pos);
+            let dirty = waiters
+                .iter()
+                .any(|p| p.kind != PacketKind::Read && p.kind != PacketKind::Fetch);
+            self.fill_l2(s, line, dirty);
+            for &p in &waiters {
+                if p.kind != PacketKind::Write {
+                    self.reply(now, s, p);
                 }
-                let s = r.slice as usize;
-                let pos = self.slices[s]
-                    .mshr
-                    .iter()
-                    .position(|m| m.0 == r.line)
-                    .expect("a DRAM read has its L2 MSHR");
-                let (_, mut waiters) = self.slices[s].mshr.remove(pos);
-                let dirty = waiters
-                    .iter()
-                    .any(|p| p.kind != PacketKind::Read && p.kind != PacketKind::Fetch);
-                self.fill_l2(s, r.line, dirty);
-                for &p in &waiters {
-                    if p.kind != PacketKind::Write {
-                        self.reply(now, s, p);
-                    }
-                }
-                waiters.clear();
-                self.slices[s].spare_waiters.push(waiters);
             }
+            waiters.clear();
+            self.slices[s].spare_waiters.push(waiters);
         }
         // 3. Tag lookups, one per slice per cycle.
         for s in 0..self.slices.len() {
@@ -355,16 +354,11 @@ impl MemSys {
             let Some(&(_, p)) = self.slices[s].rop.front() else {
                 continue;
             };
-            let line = p.addr / self.l2_line;
+            let (_, line) = self.slice_of(p.addr);
             let write = p.kind == PacketKind::Write;
             let hit = self.slices[s].tags.contains(line);
             let merged = self.slices[s].mshr.iter().position(|m| m.0 == line);
-            let ch = (s / self.slices_per_channel as usize).min(self.channels.len() - 1);
-            if !hit
-                && merged.is_none()
-                && !write
-                && self.channels[ch].queue.len() >= self.dram_queue
-            {
+            if !hit && merged.is_none() && !write && !self.dram.can_accept(s as u32) {
                 // The DRAM queue is full: the lookup waits (counted stall).
                 self.blocked_now += 1;
                 continue;
@@ -400,28 +394,13 @@ impl MemSys {
                     let mut waiters = self.slices[s].spare_waiters.pop().unwrap_or_default();
                     waiters.push(p);
                     self.slices[s].mshr.push((line, waiters));
-                    self.channels[ch].queue.push_back(DramReq {
-                        slice: s as u32,
-                        line,
+                    self.send_dram(DramRequest {
+                        addr: p.addr - p.addr % self.l2_line,
+                        bytes: self.l2_line as u32,
                         write: false,
+                        slice: s as u32,
+                        tag: line,
                     });
-                }
-            }
-        }
-        // 4. DRAM channels start transfers.
-        for c in &mut self.channels {
-            while !c.queue.is_empty() && c.bus_free <= now {
-                let r = c.queue.pop_front().expect("non-empty");
-                active = true;
-                c.bus_free = now + self.dram_xfer;
-                c.inflight
-                    .push_back((now + self.dram_xfer + self.dram_latency, r));
-                self.stats.dram_busy_cycles += self.dram_xfer;
-                self.stats.dram_bytes += self.l2_line;
-                if r.write {
-                    self.stats.dram_writes += 1;
-                } else {
-                    self.stats.dram_reads += 1;
                 }
             }
         }
@@ -474,13 +453,8 @@ impl MemSys {
                 at(due.max(now + 1));
             }
         }
-        for c in &self.channels {
-            if !c.queue.is_empty() {
-                at(c.bus_free.max(now + 1));
-            }
-            if let Some(&(done, _)) = c.inflight.front() {
-                at(done);
-            }
+        if let Some(t) = self.dram.next_event(now) {
+            at(t);
         }
         for &s in &self.port_next_start {
             if s != u64::MAX {
@@ -498,9 +472,6 @@ impl MemSys {
                 .slices
                 .iter()
                 .any(|s| !s.rop.is_empty() || !s.mshr.is_empty())
-            || self
-                .channels
-                .iter()
-                .any(|c| !c.queue.is_empty() || !c.inflight.is_empty())
+            || self.dram.busy()
     }
 }
