@@ -203,6 +203,10 @@ pub struct L2Config {
     pub line: u32,
     /// Cycles from a request's arrival to its tag lookup (ROP latency).
     pub latency: u32,
+    /// Bytes per sector: a line's sectors are fetched, validated and
+    /// written back separately (GPGPU-Sim's sector cache); `line` makes
+    /// the cache unsectored.
+    pub sector_bytes: u32,
 }
 
 /// DRAM channels (GPGPU-Sim's `dram_t`, see `src/timing/dram.rs`): banks
@@ -398,6 +402,7 @@ impl GpuConfig {
                 ways: 8,
                 line: 128,
                 latency: 120,
+                sector_bytes: 32,
             },
             dram: DramConfig {
                 channels: 6,

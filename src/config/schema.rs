@@ -237,6 +237,7 @@ schema! {
         ways: U32 <= 1_024, "ways per set";
         line: U32 <= 65_536, "line size in bytes";
         latency: U32 <= 1_000_000, "cycles from a request's arrival at a slice to its tag lookup (ROP latency)";
+        sector_bytes: U32 <= 65_536, "bytes per sector, fetched and written back separately (= line: unsectored)";
     }
     dram: DramConfig, "DRAM channels: banks, row buffers and GDDR timings in DRAM clocks" {
         channels: U32 <= 1_024, "channels (memory controllers)";

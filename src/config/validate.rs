@@ -336,6 +336,18 @@ impl GpuConfig {
 /// per channel chosen by bank bits, and a write row-to-column delay
 /// (`t_rcd − wl − 1`, GPGPU-Sim's `tRCDWR`) that is not negative.
 fn dram_problems(c: &GpuConfig, bad: &mut impl FnMut(&[&'static str], String)) {
+    let (line, sector) = (c.l2.line, c.l2.sector_bytes);
+    if sector != 0
+        && line != 0
+        && (!sector.is_power_of_two() || sector > line || line / sector > 32)
+    {
+        bad(
+            &["l2.sector_bytes", "l2.line"],
+            format!(
+                "`l2.sector_bytes` = {sector} must be a power of two dividing `l2.line` = {line} into at most 32 sectors"
+            ),
+        );
+    }
     let d = &c.dram;
     if d.banks != 0 && !d.banks.is_power_of_two() {
         bad(

@@ -309,6 +309,14 @@ impl Dram {
         self.channels[ch].l2q[sub].len() < self.l2_queue
     }
 
+    /// True if slice `slice`'s queue towards DRAM has room for `n` more
+    /// requests (or is empty: a line's sectors always get in).
+    pub fn can_accept_n(&self, slice: u32, n: u32) -> bool {
+        let (ch, sub) = self.slice_pos(slice);
+        let len = self.channels[ch].l2q[sub].len();
+        len == 0 || len + n as usize <= self.l2_queue
+    }
+
     fn slice_pos(&self, slice: u32) -> (usize, usize) {
         let ch = (slice / self.per_channel) as usize;
         (
