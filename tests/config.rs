@@ -126,7 +126,10 @@ fn gtx480_matches_gpgpusim_and_the_fermi_papers() {
     assert_eq!((c.core.clock_mhz, d.clock_mhz), (700, 924));
     assert_eq!((d.banks, d.bank_groups, d.t_ccd, d.t_rrd), (16, 4, 2, 6));
     assert_eq!((d.t_rcd, d.t_ras, d.t_rp, d.t_rc), (12, 28, 12, 40));
-    assert_eq!((d.cl, d.wl, d.t_cdlr, d.t_wr, d.t_ccdl, d.t_rtpl), (12, 4, 5, 12, 3, 2));
+    assert_eq!(
+        (d.cl, d.wl, d.t_cdlr, d.t_wr, d.t_ccdl, d.t_rtpl),
+        (12, 4, 5, 12, 3, 2)
+    );
     // 4-byte bus x 2 chips x burst 8 = 64 B per column command, QDR.
     assert_eq!(d.burst_length * d.bus_width * d.chips, 64);
     assert_eq!(d.data_command_ratio, 4);

@@ -196,7 +196,9 @@ fn dependent_loads_pay_row_hits_and_row_misses() {
                 .max(1);
             u64::from(flits.div_ceil(cfg.icnt.flits_per_cycle))
         };
-        let to_core = |clocks: u32| f64::from(clocks) * f64::from(cfg.core.clock_mhz) / f64::from(d.clock_mhz);
+        let to_core = |clocks: u32| {
+            f64::from(clocks) * f64::from(cfg.core.clock_mhz) / f64::from(d.clock_mhz)
+        };
         // A line is l2.line / sector_bytes DRAM requests (one per sector),
         // each ⌈sector / atom⌉ column commands, all in one bank: t_ccdl
         // apart (they reach the scheduler one per clock, faster than that).
@@ -229,7 +231,11 @@ fn dependent_loads_pay_row_hits_and_row_misses() {
             );
             assert_eq!(b.mem.dram_reads - a.mem.dram_reads, 8 * u64::from(commands));
             let acts = b.mem.dram_activates - a.mem.dram_activates;
-            assert_eq!(acts, if name == "hit" { 0 } else { 8 }, "{preset}, row {name}s: activates");
+            assert_eq!(
+                acts,
+                if name == "hit" { 0 } else { 8 },
+                "{preset}, row {name}s: activates"
+            );
         }
     }
 }
@@ -355,7 +361,10 @@ fn barrier_releases_on_last_arrival_plus_latency() {
 /// Enough MSHRs keep the channel's queue full.
 #[test]
 fn streaming_read_reaches_dram_bandwidth() {
-    for sets in [&["l1d.mshrs=256"][..], &["l1d.mshrs=256", "l2.sector_bytes=128"]] {
+    for sets in [
+        &["l1d.mshrs=256"][..],
+        &["l1d.mshrs=256", "l2.sector_bytes=128"],
+    ] {
         streaming_read_peak(&config("tiny", sets));
     }
 }
@@ -366,8 +375,7 @@ fn streaming_read_peak(cfg: &GpuConfig) {
     let atom = d.burst_length * d.bus_width * d.chips;
     let sector = cfg.l2.sector_bytes;
     let bus_clocks = f64::from(sector.div_ceil(atom) * (d.burst_length / d.data_command_ratio));
-    let bandwidth = f64::from(d.channels) * f64::from(sector) / bus_clocks
-        * f64::from(d.clock_mhz)
+    let bandwidth = f64::from(d.channels) * f64::from(sector) / bus_clocks * f64::from(d.clock_mhz)
         / f64::from(cfg.core.clock_mhz);
     let r = |vectors: u32| {
         let m = manifest(
@@ -389,7 +397,10 @@ fn streaming_read_peak(cfg: &GpuConfig) {
         rate <= bandwidth && rate >= 0.98 * bandwidth,
         "{rate:.2} B/cycle against a peak of {bandwidth:.2}"
     );
-    assert_eq!(b.mem.dram_writes, 0, "a read-only stream writes nothing back");
+    assert_eq!(
+        b.mem.dram_writes, 0,
+        "a read-only stream writes nothing back"
+    );
 }
 
 /// (f2) A streaming copy (sector reads, whole-line write-backs, read/write
@@ -415,10 +426,14 @@ fn streaming_copy_keeps_the_data_bus_busy() {
     };
     let (a, b) = (r(16384), r(32768));
     assert!(b.mem.dram_writes > a.mem.dram_writes);
-    let clocks = (b.cycles - a.cycles) as f64 * f64::from(d.clock_mhz) / f64::from(cfg.core.clock_mhz);
+    let clocks =
+        (b.cycles - a.cycles) as f64 * f64::from(d.clock_mhz) / f64::from(cfg.core.clock_mhz);
     let busy = (b.mem.dram_busy_cycles - a.mem.dram_busy_cycles) as f64 / f64::from(d.channels);
     let util = busy / clocks;
-    assert!((0.75..=1.0).contains(&util), "data bus busy {util:.3} of the DRAM clocks");
+    assert!(
+        (0.75..=1.0).contains(&util),
+        "data bus busy {util:.3} of the DRAM clocks"
+    );
     // Each read or write command holds the bus burst / ratio clocks.
     let commands = (b.mem.dram_reads + b.mem.dram_writes) - (a.mem.dram_reads + a.mem.dram_writes);
     assert_eq!(

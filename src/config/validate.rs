@@ -32,8 +32,8 @@ const MAY_BE_ZERO: &[&str] = &[
     "dram.t_rtpl",            // no bank-group constraint (GPGPU-Sim's default)
     "dram.t_cdlr",            // timings of 0 impose nothing
     "dram.t_wr",
-    "dram.channel_bit",       // channels interleaved from bit 0
-    "dram.col_mask",          // the column is not used for timing
+    "dram.channel_bit", // channels interleaved from bit 0
+    "dram.col_mask",    // the column is not used for timing
 ];
 
 /// The most lines one per-SM cache (instruction cache, L1D) may have.
@@ -352,7 +352,10 @@ fn dram_problems(c: &GpuConfig, bad: &mut impl FnMut(&[&'static str], String)) {
     if d.banks != 0 && !d.banks.is_power_of_two() {
         bad(
             &["dram.banks"],
-            format!("`dram.banks` = {} is not a power of two (banks are named by address bits)", d.banks),
+            format!(
+                "`dram.banks` = {} is not a power of two (banks are named by address bits)",
+                d.banks
+            ),
         );
     }
     if d.bank_groups != 0 && (!d.bank_groups.is_power_of_two() || d.bank_groups > d.banks) {
@@ -376,7 +379,9 @@ fn dram_problems(c: &GpuConfig, bad: &mut impl FnMut(&[&'static str], String)) {
             ),
         );
     }
-    if d.bank_mask & d.row_mask != 0 || d.bank_mask & d.col_mask != 0 || d.row_mask & d.col_mask != 0
+    if d.bank_mask & d.row_mask != 0
+        || d.bank_mask & d.col_mask != 0
+        || d.row_mask & d.col_mask != 0
     {
         bad(
             &["dram.bank_mask", "dram.row_mask", "dram.col_mask"],

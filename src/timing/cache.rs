@@ -126,7 +126,13 @@ impl TagArray {
     /// [`TagArray::fill`] for a sectored cache: inserts or refreshes `line`
     /// with the sectors `valid` (added to those present) of which `dirty`
     /// were written.
-    pub fn fill_sectors(&mut self, line: u64, owner: u32, valid: u32, dirty: u32) -> Option<Evicted> {
+    pub fn fill_sectors(
+        &mut self,
+        line: u64,
+        owner: u32,
+        valid: u32,
+        dirty: u32,
+    ) -> Option<Evicted> {
         self.clock += 1;
         let clock = self.clock;
         let s = self.set(line);

@@ -21,7 +21,11 @@ pub struct LineRequest {
 pub fn chunk_bits(lo: u64, hi: u64, shift: u32) -> u32 {
     let c0 = (lo >> shift).min(31) as u32;
     let c1 = ((hi.max(lo + 1) - 1) >> shift).min(31) as u32;
-    let upto = if c1 == 31 { u32::MAX } else { (1u32 << (c1 + 1)) - 1 };
+    let upto = if c1 == 31 {
+        u32::MAX
+    } else {
+        (1u32 << (c1 + 1)) - 1
+    };
     upto & !((1u32 << c0) - 1)
 }
 

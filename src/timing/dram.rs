@@ -752,8 +752,14 @@ mod tests {
         // 1 (another group) 2 apart; bank 0 then bank 4 (same group) 3.
         for (other, gap) in [(1, 2), (4, 3)] {
             let mut d = dram(&[]);
-            run(&mut d, &[read(addr(0, 1, 0), 1), read(addr(other, 1, 0), 2)]);
-            let got = run(&mut d, &[read(addr(0, 1, 1), 3), read(addr(other, 1, 1), 4)]);
+            run(
+                &mut d,
+                &[read(addr(0, 1, 0), 1), read(addr(other, 1, 0), 2)],
+            );
+            let got = run(
+                &mut d,
+                &[read(addr(0, 1, 1), 3), read(addr(other, 1, 1), 4)],
+            );
             let (a, b) = (got[0].0, got[1].0);
             assert_eq!(b - a, gap, "bank 0 then bank {other}");
         }

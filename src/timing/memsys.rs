@@ -201,7 +201,8 @@ impl MemSys {
             l2_line: u64::from(cfg.l2.line.max(1)),
             l2_latency: u64::from(cfg.l2.latency),
             sector_bytes: u64::from(cfg.l2.sector_bytes.clamp(1, cfg.l2.line.max(1))),
-            sectors: (cfg.l2.line.max(1) / cfg.l2.sector_bytes.clamp(1, cfg.l2.line.max(1))).clamp(1, 32),
+            sectors: (cfg.l2.line.max(1) / cfg.l2.sector_bytes.clamp(1, cfg.l2.line.max(1)))
+                .clamp(1, 32),
             chunk_bytes: u64::from((cfg.l1d.line / 32).max(1)),
             sm_ports: vec![Port::default(); cfg.core.num_sms.max(1) as usize],
             port_next_start: vec![u64::MAX; cfg.core.num_sms.max(1) as usize],
@@ -283,10 +284,7 @@ impl MemSys {
         {
             // One write of the dirty sectors (GPGPU-Sim's modified size).
             self.stats.l2_writebacks += 1;
-            let addr = self
-                .dram
-                .map()
-                .compose(slice as u32, e.line * self.l2_line);
+            let addr = self.dram.map().compose(slice as u32, e.line * self.l2_line);
             let dirty = (e.dirty_sectors & self.all_sectors()).count_ones();
             self.send_dram(DramRequest {
                 addr,
@@ -592,11 +590,17 @@ mod tests {
         let cfg = GpuConfig::tiny();
         let mut m = MemSys::new(&cfg);
         let mut now = 0;
-        assert_eq!(send(&mut m, &mut now, packet(PacketKind::Read, 0x4000, u32::MAX)), 1);
+        assert_eq!(
+            send(&mut m, &mut now, packet(PacketKind::Read, 0x4000, u32::MAX)),
+            1
+        );
         let s = m.stats.clone();
         assert_eq!((s.l2_accesses, s.l2_misses, s.dram_reads), (4, 4, 4));
         assert_eq!(s.dram_bytes, 128);
-        assert_eq!(send(&mut m, &mut now, packet(PacketKind::Read, 0x4000, u32::MAX)), 1);
+        assert_eq!(
+            send(&mut m, &mut now, packet(PacketKind::Read, 0x4000, u32::MAX)),
+            1
+        );
         assert_eq!((m.stats.l2_hits, m.stats.dram_reads), (4, 4));
     }
 
