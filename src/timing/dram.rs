@@ -303,12 +303,6 @@ impl Dram {
         }
     }
 
-    /// True if slice `slice`'s queue towards DRAM has room.
-    pub fn can_accept(&self, slice: u32) -> bool {
-        let (ch, sub) = self.slice_pos(slice);
-        self.channels[ch].l2q[sub].len() < self.l2_queue
-    }
-
     /// True if slice `slice`'s queue towards DRAM has room for `n` more
     /// requests (or is empty: a line's sectors always get in).
     pub fn can_accept_n(&self, slice: u32, n: u32) -> bool {
@@ -325,7 +319,7 @@ impl Dram {
         )
     }
 
-    /// Queues `r` from its slice (the caller checked [`Dram::can_accept`];
+    /// Queues `r` from its slice (the caller checked [`Dram::can_accept_n`];
     /// a full queue takes it anyway). It is seen from the next DRAM clock.
     pub fn push(&mut self, r: DramRequest) {
         let (ch, sub) = self.slice_pos(r.slice);
