@@ -120,6 +120,25 @@ fn gtx480_matches_gpgpusim_and_the_fermi_papers() {
     assert_eq!(c.l2.slices, 12);
     assert_eq!(c.l2.latency, 120);
     assert_eq!(c.l2.latency + c.dram.latency, 220); // BLWS "Min. DRAM access latency"
+    // -gpgpu_clock_domains 700:700:700:924; -gpgpu_dram_timing_opt
+    // "nbk=16:CCD=2:RRD=6:RCD=12:RAS=28:RP=12:RC=40:CL=12:WL=4:CDLR=5:WR=12:nbkgrp=4:CCDL=3:RTPL=2".
+    let d = &c.dram;
+    assert_eq!((c.core.clock_mhz, d.clock_mhz), (700, 924));
+    assert_eq!((d.banks, d.bank_groups, d.t_ccd, d.t_rrd), (16, 4, 2, 6));
+    assert_eq!((d.t_rcd, d.t_ras, d.t_rp, d.t_rc), (12, 28, 12, 40));
+    assert_eq!(
+        (d.cl, d.wl, d.t_cdlr, d.t_wr, d.t_ccdl, d.t_rtpl),
+        (12, 4, 5, 12, 3, 2)
+    );
+    // 4-byte bus x 2 chips x burst 8 = 64 B per column command, QDR.
+    assert_eq!(d.burst_length * d.bus_width * d.chips, 64);
+    assert_eq!(d.data_command_ratio, 4);
+    // dramid@8;...0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS
+    assert_eq!(d.channel_bit, 8);
+    assert_eq!(d.bank_mask, 0b1110_0001_0000_0000);
+    assert_eq!(d.row_mask, 0x0FFF_0000);
+    assert_eq!(d.col_mask, 0b0001_1110_1111_1111);
+    assert_eq!((d.queue, d.return_queue, d.scheduler), (64, 116, 1));
     assert_eq!(c.latency.int, [4, 13, 4, 5, 145]);
     assert_eq!(c.latency.int_initiation, [1, 2, 2, 1, 8]);
     assert_eq!(c.latency.fp32, [4, 13, 4, 5, 39]);
@@ -149,12 +168,24 @@ fn daws_matches_daws_table_1() {
     assert_eq!((c.l2.line, c.l2.ways), (128, 8));
     // DRAM request queue capacity 32.
     assert_eq!(c.dram.queue, 32);
-    // Memory Channel BW 8 (Bytes/Cycle) at the 800 MHz memory clock, in
-    // cycles of 1300 MHz / (32 / SIMD width 8) = 325 MHz.
+    // Memory Channel BW 8 (Bytes/Cycle) at the 800 MHz memory clock: a
+    // column command moves burst × bus width × chips bytes and holds the
+    // bus burst / data-command-ratio clocks.
+    let d = &c.dram;
+    assert_eq!(d.clock_mhz, 800);
     assert_eq!(
-        c.dram.bytes_per_cycle,
-        (8.0f64 * 800.0 / 325.0).round() as u32
+        d.burst_length * d.bus_width * d.chips / (d.burst_length / d.data_command_ratio),
+        8
     );
+    // GDDR3 Memory Timing tCL=10 tRP=10 tRC=35 tRAS=25 tRCD=12 tRRD=8;
+    // Memory Controller out of order (FR-FCFS).
+    assert_eq!(
+        (d.cl, d.t_rp, d.t_rc, d.t_ras, d.t_rcd, d.t_rrd),
+        (10, 10, 35, 25, 12, 8)
+    );
+    assert_eq!(d.scheduler, 1);
+    // The 1300 MHz core runs one warp instruction per 4 clocks.
+    assert_eq!(c.core.clock_mhz, 1300 / 4);
     // Interconnect Clock 650 MHz = two flits per 325 MHz cycle.
     assert_eq!(c.icnt.flits_per_cycle, 650 / 325);
 }

@@ -163,4 +163,51 @@ out.append("""
 }
 """)
 
+# (h) streaming read: stream_copy's loads without its stores (DRAM read
+# bandwidth); each thread stores one word of the loaded values at the end.
+out.append("""
+.visible .entry stream_read(.param .u64 dst, .param .u64 src, .param .u32 n)
+{
+""" + DECLS + """
+\t.reg .b32 %v<20>;
+\tld.param.u64 %rd1, [dst];
+\tld.param.u64 %rd2, [src];
+\tld.param.u32 %r3, [n];
+\tmov.u32 %r1, %ctaid.x;
+\tmov.u32 %r4, %ntid.x;
+\tmov.u32 %r5, %tid.x;
+\tmad.lo.u32 %r6, %r1, %r4, %r5;
+\tmov.u32 %r10, %r6;
+\tmov.u32 %r20, 0;
+\tmov.u32 %r7, %nctaid.x;
+\tmul.lo.u32 %r8, %r7, %r4;
+\tshl.b32 %r9, %r8, 2;
+\tsetp.ge.u32 %p1, %r6, %r3;
+\t@%p1 bra DONE;
+READ:
+\tmul.wide.u32 %rd3, %r6, 16;
+\tmul.wide.u32 %rd4, %r8, 16;
+\tadd.s64 %rd5, %rd2, %rd3;
+\tld.global.v4.u32 {%v0, %v1, %v2, %v3}, [%rd5];
+\tadd.s64 %rd5, %rd5, %rd4;
+\tld.global.v4.u32 {%v4, %v5, %v6, %v7}, [%rd5];
+\tadd.s64 %rd5, %rd5, %rd4;
+\tld.global.v4.u32 {%v8, %v9, %v10, %v11}, [%rd5];
+\tadd.s64 %rd5, %rd5, %rd4;
+\tld.global.v4.u32 {%v12, %v13, %v14, %v15}, [%rd5];
+\txor.b32 %r20, %r20, %v0;
+\txor.b32 %r20, %r20, %v4;
+\txor.b32 %r20, %r20, %v8;
+\txor.b32 %r20, %r20, %v12;
+\tadd.u32 %r6, %r6, %r9;
+\tsetp.lt.u32 %p1, %r6, %r3;
+\t@%p1 bra READ;
+DONE:
+\tmul.wide.u32 %rd3, %r10, 4;
+\tadd.s64 %rd6, %rd1, %rd3;
+\tst.global.u32 [%rd6], %r20;
+\tret;
+}
+""")
+
 open("kernels/micro/micro.ptx", "w").write("".join(out))

@@ -95,6 +95,9 @@ pub struct CoreConfig {
     /// Cycles from the last warp's arrival at a barrier to the waiting
     /// warps becoming issuable.
     pub barrier_latency: u32,
+    /// Core clock in MHz: one cycle of the model is one core clock; the
+    /// DRAM clock (`dram.clock_mhz`) runs at its own rate relative to it.
+    pub clock_mhz: u32,
 }
 
 /// Latencies (cycles from issue to result) and initiation intervals
@@ -229,21 +232,87 @@ pub struct L2Config {
     pub line: u32,
     /// Cycles from a request's arrival to its tag lookup (ROP latency).
     pub latency: u32,
+    /// Bytes per sector: a line's sectors are fetched, validated and
+    /// written back separately (GPGPU-Sim's sector cache); `line` makes
+    /// the cache unsectored.
+    pub sector_bytes: u32,
 }
 
-/// DRAM channels.
+/// DRAM channels (GPGPU-Sim's `dram_t`, see `src/timing/dram.rs`): banks
+/// with row buffers and GDDR timing constraints, counted in DRAM command
+/// clocks (`clock_mhz`), behind a latency queue and an FR-FCFS scheduler.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DramConfig {
-    /// Channels.
+    /// Channels (memory controllers).
     pub channels: u32,
-    /// Access latency in cycles.
+    /// Core cycles a request spends in the latency queue between the L2
+    /// and the DRAM scheduler (`-dram_latency`).
     pub latency: u32,
-    /// Bytes a channel transfers per cycle.
-    pub bytes_per_cycle: u32,
-    /// Requests a channel's queue holds (a full queue is a `dram_full`
-    /// stall at the L2).
+    /// Requests the scheduler queue of a channel holds
+    /// (`-gpgpu_frfcfs_dram_sched_queue_size`).
     pub queue: u32,
+    /// Requests an L2 slice's queue towards DRAM holds; a full queue makes
+    /// the slice's lookup wait (a `dram_full` stall).
+    pub l2_queue: u32,
+    /// Entries of a channel's return queue (`-gpgpu_dram_return_queue_size`);
+    /// with `queue` it bounds the requests a channel has in flight.
+    pub return_queue: u32,
+    /// Scheduler: 0 = FIFO, 1 = FR-FCFS (`-gpgpu_dram_scheduler`).
+    pub scheduler: u32,
+    /// DRAM command clock in MHz.
+    pub clock_mhz: u32,
+    /// Banks per channel (`nbk`).
+    pub banks: u32,
+    /// Bank groups per channel (`nbkgrp`; 1 = none).
+    pub bank_groups: u32,
+    /// Bank-group index: 0 = the bank number's high bits, 1 = its low bits
+    /// (`-dram_bnkgrp_indexing_policy`).
+    pub bank_group_indexing: u32,
+    /// Bytes per chip per data-bus beat (`-gpgpu_dram_buswidth`).
+    pub bus_width: u32,
+    /// Chips per channel (`-gpgpu_n_mem_per_ctrlr`).
+    pub chips: u32,
+    /// Data beats per burst (`-gpgpu_dram_burst_length`).
+    pub burst_length: u32,
+    /// Data beats per command clock (`-dram_data_command_freq_ratio`).
+    pub data_command_ratio: u32,
+    /// Column to column, any bank (`tCCD`).
+    pub t_ccd: u32,
+    /// Column to column, same bank group (`tCCDL`).
+    pub t_ccdl: u32,
+    /// Activate to activate, different banks (`tRRD`).
+    pub t_rrd: u32,
+    /// Activate to read (`tRCD`).
+    pub t_rcd: u32,
+    /// Activate to precharge (`tRAS`).
+    pub t_ras: u32,
+    /// Precharge to activate (`tRP`).
+    pub t_rp: u32,
+    /// Activate to activate, same bank (`tRC`).
+    pub t_rc: u32,
+    /// Read (CAS) latency (`CL`).
+    pub cl: u32,
+    /// Write latency (`WL`).
+    pub wl: u32,
+    /// Last write data to read command (`tCDLR`).
+    pub t_cdlr: u32,
+    /// Last write data to precharge (`tWR`).
+    pub t_wr: u32,
+    /// Read to precharge, same bank group (`tRTPL`).
+    pub t_rtpl: u32,
+    /// First address bit of the channel number (`dramid@N`): the channel
+    /// is (address >> N) mod channels, removed from the address before the
+    /// masks below apply.
+    pub channel_bit: u32,
+    /// Address bits of the bank number (the `B`s of
+    /// `-gpgpu_mem_addr_mapping`), low bit first; the lowest ones also pick
+    /// the L2 slice within the channel.
+    pub bank_mask: u64,
+    /// Address bits of the row (the `R`s).
+    pub row_mask: u64,
+    /// Address bits of the column (the `C`s and `S`s).
+    pub col_mask: u64,
 }
 
 /// Policy parameters.
@@ -315,6 +384,7 @@ impl GpuConfig {
                 sfu_units: 1,
                 dp_units: 0,
                 barrier_latency: 1,
+                clock_mhz: 700,
             },
             latency: LatencyConfig {
                 int: [4, 13, 4, 5, 145],
@@ -371,12 +441,39 @@ impl GpuConfig {
                 ways: 8,
                 line: 128,
                 latency: 120,
+                sector_bytes: 32,
             },
             dram: DramConfig {
                 channels: 6,
                 latency: 100,
-                bytes_per_cycle: 32,
-                queue: 16,
+                queue: 64,
+                l2_queue: 64,
+                return_queue: 116,
+                scheduler: 1,
+                clock_mhz: 924,
+                banks: 16,
+                bank_groups: 4,
+                bank_group_indexing: 1,
+                bus_width: 4,
+                chips: 2,
+                burst_length: 8,
+                data_command_ratio: 4,
+                t_ccd: 2,
+                t_ccdl: 3,
+                t_rrd: 6,
+                t_rcd: 12,
+                t_ras: 28,
+                t_rp: 12,
+                t_rc: 40,
+                cl: 12,
+                wl: 4,
+                t_cdlr: 5,
+                t_wr: 12,
+                t_rtpl: 2,
+                channel_bit: 8,
+                bank_mask: 0xE100,
+                row_mask: 0x0FFF_0000,
+                col_mask: 0x1EFF,
             },
             sched: SchedConfig {
                 two_level_active: 8,

@@ -190,6 +190,7 @@ schema! {
         sfu_units: U32 <= 1_024, "SFU units per SM";
         dp_units: U32 <= 1_024, "double-precision units per SM (0: fp64 runs on the SFU units, as on Fermi)";
         barrier_latency: U32 <= 1_000_000, "cycles from the last warp's arrival at a barrier to the release";
+        clock_mhz: U32 <= 1_000_000, "core clock in MHz (one cycle of the model)";
     }
     latency: LatencyConfig, "functional-unit latencies and initiation intervals in cycles; arrays are [add, max, mul, mad, div]" {
         int: U32x5 <= 1_000_000, "integer latencies";
@@ -246,12 +247,39 @@ schema! {
         ways: U32 <= 1_024, "ways per set";
         line: U32 <= 65_536, "line size in bytes";
         latency: U32 <= 1_000_000, "cycles from a request's arrival at a slice to its tag lookup (ROP latency)";
+        sector_bytes: U32 <= 65_536, "bytes per sector, fetched and written back separately (= line: unsectored)";
     }
-    dram: DramConfig, "DRAM channels" {
-        channels: U32 <= 1_024, "channels (memory partitions)";
-        latency: U32 <= 1_000_000, "access latency in cycles";
-        bytes_per_cycle: U32 <= 65_536, "bytes a channel transfers per cycle";
-        queue: U32 <= 65_536, "requests a channel's queue holds (full: a dram_full stall at the L2)";
+    dram: DramConfig, "DRAM channels: banks, row buffers and GDDR timings in DRAM clocks" {
+        channels: U32 <= 1_024, "channels (memory controllers)";
+        latency: U32 <= 1_000_000, "core cycles a request spends in the latency queue before the scheduler (-dram_latency)";
+        queue: U32 <= 65_536, "scheduler queue entries per channel (-gpgpu_frfcfs_dram_sched_queue_size)";
+        l2_queue: U32 <= 65_536, "entries of a slice's queue towards DRAM (full: a dram_full stall at the L2)";
+        return_queue: U32 <= 65_536, "return queue entries per channel; with queue it bounds requests in flight";
+        scheduler: U32 <= 1, "0 = FIFO, 1 = FR-FCFS (row hits first, then oldest) (-gpgpu_dram_scheduler)";
+        clock_mhz: U32 <= 1_000_000, "DRAM command clock in MHz";
+        banks: U32 <= 1_024, "banks per channel (nbk)";
+        bank_groups: U32 <= 1_024, "bank groups per channel (nbkgrp; 1 = none)";
+        bank_group_indexing: U32 <= 1, "bank group from the bank number's 0 = high bits, 1 = low bits";
+        bus_width: U32 <= 1_024, "bytes per chip per data beat (-gpgpu_dram_buswidth)";
+        chips: U32 <= 1_024, "chips per channel (-gpgpu_n_mem_per_ctrlr)";
+        burst_length: U32 <= 1_024, "data beats per burst (-gpgpu_dram_burst_length)";
+        data_command_ratio: U32 <= 64, "data beats per command clock (-dram_data_command_freq_ratio)";
+        t_ccd: U32 <= 100_000, "column to column, any bank (tCCD), DRAM clocks";
+        t_ccdl: U32 <= 100_000, "column to column, same bank group (tCCDL)";
+        t_rrd: U32 <= 100_000, "activate to activate, different banks (tRRD)";
+        t_rcd: U32 <= 100_000, "activate to read (tRCD)";
+        t_ras: U32 <= 100_000, "activate to precharge (tRAS)";
+        t_rp: U32 <= 100_000, "precharge to activate (tRP)";
+        t_rc: U32 <= 100_000, "activate to activate, same bank (tRC)";
+        cl: U32 <= 100_000, "read (CAS) latency (CL)";
+        wl: U32 <= 100_000, "write latency (WL)";
+        t_cdlr: U32 <= 100_000, "last write data to read command (tCDLR)";
+        t_wr: U32 <= 100_000, "last write data to precharge (tWR)";
+        t_rtpl: U32 <= 100_000, "read to precharge, same bank group (tRTPL)";
+        channel_bit: U32 <= 40, "channel = (address >> channel_bit) mod channels (dramid@N)";
+        bank_mask: U64 <= 9_223_372_036_854_775_807, "address bits of the bank (B) after the channel is removed";
+        row_mask: U64 <= 9_223_372_036_854_775_807, "address bits of the row (R)";
+        col_mask: U64 <= 9_223_372_036_854_775_807, "address bits of the column (C and S)";
     }
     sched: SchedConfig, "scheduling-policy parameters" {
         two_level_active: U32 <= 1_024, "active-set size of the two-level scheduler";

@@ -28,6 +28,14 @@ const MAY_BE_ZERO: &[&str] = &[
     "core.barrier_latency",   // release in the cycle of the last arrival
     "l1d.miss_latency",       // misses leave for L2 in the cycle of their lookup
     "core.dp_units",          // fp64 runs on the SFU units
+    "dram.scheduler",         // 0 = FIFO
+    "dram.bank_group_indexing", // 0 = high bits
+    "dram.t_ccdl",            // no bank-group constraint (GPGPU-Sim's default)
+    "dram.t_rtpl",            // no bank-group constraint (GPGPU-Sim's default)
+    "dram.t_cdlr",            // timings of 0 impose nothing
+    "dram.t_wr",
+    "dram.channel_bit", // channels interleaved from bit 0
+    "dram.col_mask",    // the column is not used for timing
 ];
 
 /// The most lines one per-SM cache (instruction cache, L1D) may have.
@@ -319,6 +327,101 @@ impl GpuConfig {
             );
         }
 
+        dram_problems(self, &mut bad);
+
         if p.is_empty() { Ok(()) } else { Err(p) }
+    }
+}
+
+/// The DRAM's geometry: power-of-two banks and groups, an address mapping
+/// whose bank bits name every bank and whose fields do not overlap, slices
+/// per channel chosen by bank bits, and a write row-to-column delay
+/// (`t_rcd − wl − 1`, GPGPU-Sim's `tRCDWR`) that is not negative.
+fn dram_problems(c: &GpuConfig, bad: &mut impl FnMut(&[&'static str], String)) {
+    let (line, sector) = (c.l2.line, c.l2.sector_bytes);
+    if sector != 0
+        && line != 0
+        && (!sector.is_power_of_two() || sector > line || line / sector > 32)
+    {
+        bad(
+            &["l2.sector_bytes", "l2.line"],
+            format!(
+                "`l2.sector_bytes` = {sector} must be a power of two dividing `l2.line` = {line} into at most 32 sectors"
+            ),
+        );
+    }
+    let d = &c.dram;
+    if d.banks != 0 && !d.banks.is_power_of_two() {
+        bad(
+            &["dram.banks"],
+            format!(
+                "`dram.banks` = {} is not a power of two (banks are named by address bits)",
+                d.banks
+            ),
+        );
+    }
+    if d.bank_groups != 0 && (!d.bank_groups.is_power_of_two() || d.bank_groups > d.banks) {
+        bad(
+            &["dram.bank_groups", "dram.banks"],
+            format!(
+                "`dram.bank_groups` = {} must be a power of two no larger than `dram.banks` = {}",
+                d.bank_groups, d.banks
+            ),
+        );
+    }
+    if d.banks.is_power_of_two() && d.bank_mask.count_ones() != d.banks.trailing_zeros() {
+        bad(
+            &["dram.bank_mask", "dram.banks"],
+            format!(
+                "`dram.bank_mask` = {:#x} has {} bits but {} banks need {}",
+                d.bank_mask,
+                d.bank_mask.count_ones(),
+                d.banks,
+                d.banks.trailing_zeros()
+            ),
+        );
+    }
+    if d.bank_mask & d.row_mask != 0
+        || d.bank_mask & d.col_mask != 0
+        || d.row_mask & d.col_mask != 0
+    {
+        bad(
+            &["dram.bank_mask", "dram.row_mask", "dram.col_mask"],
+            format!(
+                "the address masks overlap (bank {:#x}, row {:#x}, column {:#x}): each address bit names one thing",
+                d.bank_mask, d.row_mask, d.col_mask
+            ),
+        );
+    }
+    if d.channels != 0 && c.l2.slices.is_multiple_of(d.channels) {
+        let per = c.l2.slices / d.channels;
+        if per != 0 && (!per.is_power_of_two() || per > d.banks) {
+            bad(
+                &["l2.slices", "dram.channels", "dram.banks"],
+                format!(
+                    "{per} L2 slices per DRAM channel: must be a power of two no larger than `dram.banks` = {} (the low bank bits pick the slice)",
+                    d.banks
+                ),
+            );
+        }
+    }
+    if d.t_rcd < d.wl.saturating_add(1) {
+        bad(
+            &["dram.t_rcd", "dram.wl"],
+            format!(
+                "`dram.t_rcd` = {} is less than `dram.wl` + 1 = {}: the write row-to-column delay t_rcd − wl − 1 would be negative",
+                d.t_rcd,
+                u64::from(d.wl) + 1
+            ),
+        );
+    }
+    if d.burst_length < d.data_command_ratio {
+        bad(
+            &["dram.burst_length", "dram.data_command_ratio"],
+            format!(
+                "`dram.burst_length` = {} is shorter than `dram.data_command_ratio` = {}: a burst must occupy the bus at least one DRAM clock",
+                d.burst_length, d.data_command_ratio
+            ),
+        );
     }
 }

@@ -14,6 +14,9 @@ pub struct Evicted {
     pub owner: u32,
     /// It held data not yet written below.
     pub dirty: bool,
+    /// Its sectors holding data not yet written below (bit per sector;
+    /// all set for a dirty line of an unsectored cache).
+    pub dirty_sectors: u32,
 }
 
 /// Tags of a set-associative cache: `sets × ways` lines, LRU within a set,
@@ -33,6 +36,10 @@ pub struct TagArray {
     owners: Vec<u32>,
     /// Each way written since filled (write-back caches only).
     dirty: Vec<bool>,
+    /// Per way: sectors holding data (sectored caches: the L2).
+    valid_sectors: Vec<u32>,
+    /// Per way: sectors written since filled.
+    dirty_sectors: Vec<u32>,
     clock: u64,
     /// log2 of the line size in bytes when the Fermi hash indexes sets.
     hash_line_log2: Option<u32>,
@@ -51,6 +58,8 @@ impl TagArray {
             stamps: vec![0; n],
             owners: vec![0; n],
             dirty: vec![false; n],
+            valid_sectors: vec![0; n],
+            dirty_sectors: vec![0; n],
             clock: 0,
             hash_line_log2: None,
         }
@@ -127,6 +136,7 @@ impl TagArray {
         match self.find(line) {
             Some(w) => {
                 self.dirty[w] = true;
+                self.dirty_sectors[w] = self.valid_sectors[w];
                 true
             }
             None => false,
@@ -137,6 +147,26 @@ impl TagArray {
     /// if no way is free. Returns the evicted line, if any. Filling a line
     /// already present only refreshes it.
     pub fn fill(&mut self, line: u64, owner: u32, dirty: bool) -> Option<Evicted> {
+        let d = if dirty { u32::MAX } else { 0 };
+        self.fill_sectors(line, owner, u32::MAX, d)
+    }
+
+    /// The valid and dirty sectors of a present line.
+    pub fn sectors(&self, line: u64) -> Option<(u32, u32)> {
+        self.find(line)
+            .map(|w| (self.valid_sectors[w], self.dirty_sectors[w]))
+    }
+
+    /// [`TagArray::fill`] for a sectored cache: inserts or refreshes `line`
+    /// with the sectors `valid` (added to those present) of which `dirty`
+    /// were written.
+    pub fn fill_sectors(
+        &mut self,
+        line: u64,
+        owner: u32,
+        valid: u32,
+        dirty: u32,
+    ) -> Option<Evicted> {
         self.clock += 1;
         let clock = self.clock;
         let s = self.set(line);
@@ -149,7 +179,9 @@ impl TagArray {
         for (i, (&l, &t)) in lines.iter().zip(stamps).enumerate() {
             if l == line {
                 self.stamps[s + i] = clock;
-                self.dirty[s + i] |= dirty;
+                self.dirty[s + i] |= dirty != 0;
+                self.valid_sectors[s + i] |= valid | dirty;
+                self.dirty_sectors[s + i] |= dirty;
                 return None;
             }
             if l == INVALID {
@@ -163,11 +195,14 @@ impl TagArray {
             line: self.lines[victim],
             owner: self.owners[victim],
             dirty: self.dirty[victim],
+            dirty_sectors: self.dirty_sectors[victim],
         };
         self.lines[victim] = line;
         self.stamps[victim] = clock;
         self.owners[victim] = owner;
-        self.dirty[victim] = dirty;
+        self.dirty[victim] = dirty != 0;
+        self.valid_sectors[victim] = valid | dirty;
+        self.dirty_sectors[victim] = dirty;
         (old.line != INVALID).then_some(old)
     }
 
@@ -258,6 +293,7 @@ mod tests {
                                 line: w.0,
                                 owner: w.2,
                                 dirty: w.3,
+                                dirty_sectors: if w.3 { u32::MAX } else { 0 },
                             });
                             set[v] = Some((line, t, owner, dirty));
                             old

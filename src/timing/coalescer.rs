@@ -9,6 +9,24 @@ pub struct LineRequest {
     pub line: u64,
     /// Bytes of the line the active lanes access.
     pub bytes: u32,
+    /// Which 32nds of the line they touch (bit *i*: bytes
+    /// [*i* × line/32, (*i* + 1) × line/32); lines under 32 bytes use one
+    /// bit per byte). The L2 derives the sectors a store writes from it.
+    pub chunks: u32,
+}
+
+/// The [`LineRequest::chunks`] bits of bytes `[lo, hi)` of a line whose
+/// 32nds are `1 << shift` bytes.
+#[inline(always)]
+pub fn chunk_bits(lo: u64, hi: u64, shift: u32) -> u32 {
+    let c0 = (lo >> shift).min(31) as u32;
+    let c1 = ((hi.max(lo + 1) - 1) >> shift).min(31) as u32;
+    let upto = if c1 == 31 {
+        u32::MAX
+    } else {
+        (1u32 << (c1 + 1)) - 1
+    };
+    upto & !((1u32 << c0) - 1)
 }
 
 /// Merges the addresses of the lanes in `mask` (each accessing `size`
@@ -28,6 +46,7 @@ pub fn coalesce(
     let shift = ls.trailing_zeros();
     let pow2 = ls.is_power_of_two();
     let line_of = |a: u64| if pow2 { a >> shift } else { a / ls };
+    let chunk_shift = (ls / 32).max(1).trailing_zeros();
     let size = u64::from(size.max(1));
     let mut table: Option<LineTable> = None;
     let mut m = mask;
@@ -39,13 +58,16 @@ pub fn coalesce(
         let last = line_of(a + size - 1);
         if first == last {
             // The common case: the access lies within one line.
-            add_bytes(out, &mut table, first, size as u32, line_size);
+            let off = a - first * ls;
+            let chunks = chunk_bits(off, off + size, chunk_shift);
+            add_bytes(out, &mut table, first, size as u32, chunks, line_size);
             continue;
         }
         for line in first..=last {
             let lo = a.max(line * ls);
             let hi = (a + size).min((line + 1) * ls);
-            add_bytes(out, &mut table, line, (hi - lo) as u32, line_size);
+            let chunks = chunk_bits(lo - line * ls, hi - line * ls, chunk_shift);
+            add_bytes(out, &mut table, line, (hi - lo) as u32, chunks, line_size);
         }
     }
 }
@@ -61,12 +83,14 @@ fn add_bytes(
     table: &mut Option<LineTable>,
     line: u64,
     bytes: u32,
+    chunks: u32,
     line_size: u32,
 ) {
     const LINEAR: usize = 8;
     // Neighbouring lanes usually share the line just added.
     if let Some(r) = out.last_mut().filter(|r| r.line == line) {
         r.bytes = (r.bytes + bytes).min(line_size);
+        r.chunks |= chunks;
         return;
     }
     let found = match table {
@@ -83,9 +107,16 @@ fn add_bytes(
         _ => out.iter().position(|r| r.line == line),
     };
     match found {
-        Some(i) => out[i].bytes = (out[i].bytes + bytes).min(line_size),
+        Some(i) => {
+            out[i].bytes = (out[i].bytes + bytes).min(line_size);
+            out[i].chunks |= chunks;
+        }
         None => {
-            out.push(LineRequest { line, bytes });
+            out.push(LineRequest {
+                line,
+                bytes,
+                chunks,
+            });
             if let Some(t) = table.as_mut().filter(|t| !t.full()) {
                 t.insert(line, out.len() - 1, out);
             }
@@ -275,9 +306,14 @@ mod tests {
             out,
             vec![LineRequest {
                 line: 0x1000 / 128,
-                bytes: 128
+                bytes: 128,
+                chunks: u32::MAX
             }]
         );
+        // Lane 0 reads bytes 0-3 (chunk 0 of 4-byte 32nds), lane 1 bytes
+        // 64-67 (chunk 16).
+        coalesce(0b11, 4, 128, |l| 0x1000 + 64 * l as u64, &mut out);
+        assert_eq!(out[0].chunks, 1 | 1 << 16);
         // Stride 128: one line per lane.
         coalesce(0xff, 4, 128, |l| 128 * l as u64, &mut out);
         assert_eq!(out.len(), 8);
@@ -358,11 +394,16 @@ mod tests {
                 for ln in a / ls..=(a + u64::from(size) - 1) / ls {
                     let lo = a.max(ln * ls);
                     let hi = (a + u64::from(size)).min((ln + 1) * ls);
+                    let chunks = (lo..hi).fold(0u32, |m, b| m | 1 << ((b - ln * ls) / (ls / 32)));
                     match want.iter_mut().find(|r| r.line == ln) {
-                        Some(r) => r.bytes = (r.bytes + (hi - lo) as u32).min(line),
+                        Some(r) => {
+                            r.bytes = (r.bytes + (hi - lo) as u32).min(line);
+                            r.chunks |= chunks;
+                        }
                         None => want.push(LineRequest {
                             line: ln,
                             bytes: (hi - lo) as u32,
+                            chunks,
                         }),
                     }
                 }

@@ -108,6 +108,7 @@ impl Sm {
                     addr: line * icl,
                     req_bytes: 0,
                     reply_bytes: cfg.icache.line,
+                    chunks: u32::MAX,
                     tag: slot,
                     perform: false,
                 },

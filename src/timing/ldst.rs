@@ -285,6 +285,7 @@ impl Sm {
                                 addr: r.line * line_bytes,
                                 req_bytes: 0,
                                 reply_bytes: cfg.l1d.line,
+                                chunks: u32::MAX,
                                 tag: i as u32,
                                 perform: false,
                             },
@@ -326,6 +327,7 @@ impl Sm {
                             addr: r.line * line_bytes,
                             req_bytes: r.bytes,
                             reply_bytes: if atomic { r.bytes } else { 0 },
+                            chunks: r.chunks,
                             // A store's acknowledgement finds its warp.
                             tag: if atomic { job.inflight } else { job.slot },
                             perform: atomic && job.next == 0,

@@ -5,9 +5,11 @@
 //! round-robin CTA scheduler. It decides *when* each warp issues and calls
 //! the functional core to execute the instruction at issue.
 
+pub mod addrdec;
 pub mod cache;
 pub mod coalescer;
 pub mod cta;
+pub mod dram;
 pub mod event_queue;
 pub mod fetch;
 pub mod gpu;

@@ -1,0 +1,213 @@
+//! GPGPU-Sim's address decoder (`addrdec.cc`, `-gpgpu_mem_addr_mapping
+//! dramid@N;…`): a byte address becomes a DRAM channel, an L2 slice (a
+//! sub-partition of the channel), a bank, a row and a column.
+//!
+//! The channel is `(addr >> N) mod channels`; the rest of the address is
+//! `(addr >> N) / channels` shifted back above the low `N` bits. From that
+//! rest the bank, row and column are the bits named by `dram.bank_mask`,
+//! `dram.row_mask` and `dram.col_mask`, packed low bit first. The lowest
+//! bank bits (log2 of the slices per channel) pick the slice within the
+//! channel, and the slice indexes its cache with the rest minus those bits
+//! (GPGPU-Sim's `partition_address`), so every slice uses all its sets.
+
+use crate::config::GpuConfig;
+
+/// Where an address lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// DRAM channel.
+    pub channel: u32,
+    /// L2 slice, numbered over all channels (channel × slices per channel
+    /// + sub-partition).
+    pub slice: u32,
+    /// Bank within the channel.
+    pub bank: u32,
+    /// Row within the bank.
+    pub row: u64,
+    /// Column (byte offset within the row, packed).
+    pub col: u64,
+    /// The address within its slice (GPGPU-Sim's partition address): the
+    /// channel and sub-partition bits removed.
+    pub local: u64,
+}
+
+/// The address decoder of one machine.
+#[derive(Clone, Debug)]
+pub struct AddrMap {
+    channels: u64,
+    channel_bit: u32,
+    bank_mask: u64,
+    row_mask: u64,
+    col_mask: u64,
+    /// Slices per channel (a power of two).
+    per_channel: u32,
+    /// The bank bits that pick the slice within the channel.
+    sub_mask: u64,
+}
+
+/// The bits of `value` at the positions set in `mask`, packed low first.
+pub fn pack_bits(mask: u64, value: u64) -> u64 {
+    let mut out = 0;
+    let mut pos = 0;
+    let mut m = mask;
+    while m != 0 {
+        let bit = m.trailing_zeros();
+        out |= ((value >> bit) & 1) << pos;
+        pos += 1;
+        m &= m - 1;
+    }
+    out
+}
+
+/// The inverse of [`pack_bits`]: spreads the low bits of `packed` over the
+/// positions set in `mask`.
+pub fn deposit_bits(mask: u64, packed: u64) -> u64 {
+    let mut out = 0;
+    let mut pos = 0;
+    let mut m = mask;
+    while m != 0 {
+        let bit = m.trailing_zeros();
+        out |= ((packed >> pos) & 1) << bit;
+        pos += 1;
+        m &= m - 1;
+    }
+    out
+}
+
+/// Removes the bits of `mask` from `value`, closing the gaps.
+fn remove_bits(mask: u64, value: u64) -> u64 {
+    pack_bits(!mask, value)
+}
+
+/// Inserts the low bits of `bits` at the positions of `mask` into `value`
+/// (the inverse of [`remove_bits`]).
+fn insert_bits(mask: u64, value: u64, bits: u64) -> u64 {
+    deposit_bits(!mask, value) | deposit_bits(mask, bits)
+}
+
+impl AddrMap {
+    /// The decoder `cfg` describes (`dram.channels`, `dram.channel_bit`,
+    /// the masks, `l2.slices`).
+    pub fn new(cfg: &GpuConfig) -> AddrMap {
+        let channels = cfg.dram.channels.max(1);
+        let per_channel = (cfg.l2.slices / channels).max(1);
+        let sub_bits = per_channel.trailing_zeros();
+        let mut sub_mask = 0;
+        let mut m = cfg.dram.bank_mask;
+        for _ in 0..sub_bits {
+            if m == 0 {
+                break;
+            }
+            sub_mask |= m & m.wrapping_neg();
+            m &= m - 1;
+        }
+        AddrMap {
+            channels: u64::from(channels),
+            channel_bit: cfg.dram.channel_bit.min(63),
+            bank_mask: cfg.dram.bank_mask,
+            row_mask: cfg.dram.row_mask,
+            col_mask: cfg.dram.col_mask,
+            per_channel,
+            sub_mask,
+        }
+    }
+
+    /// Decodes a byte address.
+    pub fn decode(&self, addr: u64) -> Location {
+        let s = self.channel_bit;
+        let low = addr & ((1u64 << s) - 1);
+        let high = addr >> s;
+        let channel = (high % self.channels) as u32;
+        let rest = ((high / self.channels) << s) | low;
+        let bank = pack_bits(self.bank_mask, rest) as u32;
+        let sub = bank & (self.per_channel - 1);
+        Location {
+            channel,
+            slice: channel * self.per_channel + sub,
+            bank,
+            row: pack_bits(self.row_mask, rest),
+            col: pack_bits(self.col_mask, rest),
+            local: remove_bits(self.sub_mask, rest),
+        }
+    }
+
+    /// The byte address whose slice is `slice` and whose address within
+    /// the slice is `local` (the inverse of [`AddrMap::decode`]).
+    pub fn compose(&self, slice: u32, local: u64) -> u64 {
+        let channel = u64::from(slice / self.per_channel);
+        let sub = u64::from(slice % self.per_channel);
+        let rest = insert_bits(self.sub_mask, local, sub);
+        let s = self.channel_bit;
+        let low = rest & ((1u64 << s) - 1);
+        ((((rest >> s) * self.channels) + channel) << s) | low
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gtx480() -> AddrMap {
+        AddrMap::new(&GpuConfig::gtx480())
+    }
+
+    /// Hand-decoded against `dramid@8;…0000RRRR.RRRRRRRR.BBBCCCCB.CCSSSSSS`
+    /// with 6 channels and 2 sub-partitions.
+    #[test]
+    fn gtx480_mapping_matches_hand_decoding() {
+        let m = gtx480();
+        // 0: everything zero.
+        let l = m.decode(0);
+        assert_eq!((l.channel, l.slice, l.bank, l.row, l.col), (0, 0, 0, 0, 0));
+        // 256-byte chunks go round the 6 channels.
+        for c in 0..6u64 {
+            let l = m.decode(c * 256 + 0x80);
+            assert_eq!(l.channel, c as u32);
+            assert_eq!(l.slice, 2 * c as u32);
+            assert_eq!(l.bank, 0);
+            // Byte 0x80: S bits 0-5 are 0, C bits 6-7 = 0b10.
+            assert_eq!(l.col, 0x80);
+        }
+        // The 7th chunk is channel 0 again, rest = 0x100: bank bit 0, slice 1.
+        let l = m.decode(6 * 256);
+        assert_eq!((l.channel, l.slice, l.bank, l.col), (0, 1, 1, 0));
+        // rest = 0x0003_A200 on channel 5: addr = ((rest >> 8) * 6 + 5) << 8.
+        // Bits: row = 0x3 (bits 16-17), bank = bit 8 (0) | bits 13-15
+        // (0b101) << 1 = 10, column = bits 9-12 (0b0001) << 8 = 0x100.
+        let rest: u64 = 0x0003_A200;
+        let addr = (((rest >> 8) * 6 + 5) << 8) | (rest & 0xFF);
+        let l = m.decode(addr);
+        assert_eq!(l.channel, 5);
+        assert_eq!(l.row, 3);
+        assert_eq!(l.bank, 10);
+        assert_eq!(l.slice, 10); // channel 5, sub-partition = bank bit 0 = 0
+        assert_eq!(l.col, 0x100);
+        // The slice's address drops bit 8: 0x3A200 -> 0x1D100 | 0x00.
+        assert_eq!(l.local, 0x1D100);
+    }
+
+    #[test]
+    fn compose_inverts_decode() {
+        let m = gtx480();
+        let mut addr: u64 = 0x1000_0000;
+        for i in 0..5000u64 {
+            addr = addr.wrapping_add(i * 0x9E37 + 0x80) & 0xFFFF_FFFF_FF80;
+            let l = m.decode(addr);
+            assert_eq!(m.compose(l.slice, l.local), addr, "{addr:#x}");
+        }
+        let tiny = AddrMap::new(&GpuConfig::tiny());
+        for addr in (0..1 << 20).step_by(128) {
+            let l = tiny.decode(addr);
+            assert_eq!(l.channel, 0);
+            assert_eq!(l.slice, ((addr >> 8) & 1) as u32);
+            assert_eq!(tiny.compose(l.slice, l.local), addr);
+        }
+    }
+
+    #[test]
+    fn pack_and_deposit_are_inverse() {
+        assert_eq!(pack_bits(0xE100, 0xA100), 0b1011);
+        assert_eq!(deposit_bits(0xE100, 0b1011), 0xA100);
+        assert_eq!(pack_bits(0, 0xFFFF), 0);
+    }
+}

@@ -1,0 +1,796 @@
+//! DRAM channels as GPGPU-Sim models them (`dram.cc`, `dram_sched.cc`,
+//! `memory_partition_unit::dram_cycle`), at their own clock.
+//!
+//! A request leaves an L2 slice into the slice's queue towards DRAM
+//! (`dram.l2_queue` entries). Each DRAM clock a channel moves one request
+//! from its slices' queues (round robin) into its latency queue, where it
+//! waits `dram.latency` **core** cycles, then into the scheduler queue
+//! (`dram.queue` entries, one per clock). The scheduler gives a free bank
+//! one request per clock: FR-FCFS serves the row the bank has open (or
+//! last chose) oldest first, else the bank's oldest request; FIFO serves
+//! the channel's oldest request when its bank is free. Each clock the
+//! channel issues at most one column command and one row command, trying
+//! banks round robin from a priority that moves past each bank that
+//! activates, precharges or gets a request:
+//!
+//! * activate (bank idle): `t_rrd` after any activate of the channel, `t_rc`
+//!   after the bank's last activate, `t_rp` after its precharge;
+//! * precharge (another row open): `t_ras` after the activate, `t_rtpl` after
+//!   a read in the bank group, and the write-to-precharge and read-to-
+//!   precharge times after the bank's last write/read;
+//! * read / write (its row open): `t_rcd` (`t_rcd − wl − 1` for writes) after
+//!   the activate, `t_ccd` after any column command, `t_ccdl` after one in
+//!   the bank group, `cl + BL/ratio + 2 − wl` after a read before a write and
+//!   `wl + BL/ratio + t_cdlr` after a write before a read.
+//!
+//! One column command moves `burst_length × bus_width × chips` bytes (the
+//! atom, 64 B on the GTX480) and occupies the data bus `burst_length /
+//! data_command_ratio` clocks; a request of *b* bytes takes ⌈*b*/atom⌉
+//! column commands. Its data leaves the pipeline `cl` (writes: `wl`) clocks
+//! after the command, in order; a read's data reaches the L2 one clock
+//! later. Rows stay open until another row is needed (open-row policy).
+//!
+//! Clocks: DRAM clock *k* runs in the first core cycle *c* with
+//! *c* × `dram.clock_mhz` ≥ *k* × `core.clock_mhz` (integer arithmetic, no
+//! drift), before that cycle's L2 lookups. An idle DRAM does no per-clock
+//! work: [`Dram::next_event`] gives the next core cycle at which anything
+//! can change.
+//!
+//! Simplification: the return queue never fills (its size only bounds
+//! the requests in flight: `queue + return_queue + 1` per channel, GPGPU-
+//! Sim's credits), and the L2 takes returning data at once.
+
+use std::collections::VecDeque;
+
+use crate::config::GpuConfig;
+use crate::timing::addrdec::AddrMap;
+use crate::timing::event_queue::EventQueue;
+
+/// A request to a DRAM channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct DramRequest {
+    /// Byte address (decoded into channel, bank, row).
+    pub addr: u64,
+    /// Bytes to move (a multiple of column commands' atoms is rounded up).
+    pub bytes: u32,
+    /// A write (no data returns).
+    pub write: bool,
+    /// The L2 slice that sent it (and receives a read's data).
+    pub slice: u32,
+    /// The sender's identifier, returned with the data.
+    pub tag: u64,
+}
+
+/// A request inside a channel: decoded, with its arrival order.
+#[derive(Clone, Copy, Debug)]
+struct Queued {
+    req: DramRequest,
+    bank: u32,
+    row: u64,
+    /// Column commands still to issue.
+    atoms_left: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Bank {
+    active: bool,
+    row: u64,
+    /// The request the bank is serving.
+    mrq: Option<Queued>,
+    /// FR-FCFS: requests for this bank, oldest first.
+    queue: VecDeque<Queued>,
+    /// FR-FCFS: the row being served (GPGPU-Sim's `m_last_row`).
+    open_bin: Option<u64>,
+    /// Earliest clocks of: a read, a write, a precharge (tRAS), an activate
+    /// (tRC), an activate (tRP), a precharge after a write, after a read.
+    rcd_at: u64,
+    rcdwr_at: u64,
+    ras_at: u64,
+    rc_at: u64,
+    rp_at: u64,
+    wtp_at: u64,
+    rtp_at: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Group {
+    ccdl_at: u64,
+    rtpl_at: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Channel {
+    /// Per slice of the channel: requests not yet in the latency queue.
+    l2q: Vec<VecDeque<DramRequest>>,
+    /// The slice that last moved a request (round robin).
+    last_sub: usize,
+    /// (ready core cycle, request).
+    latency_q: VecDeque<(u64, DramRequest)>,
+    /// Moved from the latency queue this clock; scheduled from the next.
+    arrived: Option<DramRequest>,
+    /// FIFO scheduler: the channel's queue, oldest first.
+    fifo: VecDeque<Queued>,
+    /// Requests in the scheduler (FR-FCFS bank queues or `fifo`).
+    pending: usize,
+    /// Requests between the slice queues and their completion (credits).
+    in_flight: usize,
+    /// Clocks at which credits come back (non-decreasing).
+    returns: VecDeque<u64>,
+    banks: Vec<Bank>,
+    groups: Vec<Group>,
+    /// Banks serving a request.
+    busy_banks: usize,
+    prio: usize,
+    ccd_at: u64,
+    rrd_at: u64,
+    /// Earliest write after a read, read after a write.
+    rtw_at: u64,
+    wtr_at: u64,
+    /// The clock the last atom leaves the data pipeline.
+    pipe_last: u64,
+}
+
+impl Channel {
+    fn has_work(&self) -> bool {
+        self.arrived.is_some()
+            || self.pending > 0
+            || self.busy_banks > 0
+            || self.l2q.iter().any(|q| !q.is_empty())
+    }
+
+    fn empty(&self) -> bool {
+        !self.has_work() && self.latency_q.is_empty()
+    }
+}
+
+/// Timing constraints in DRAM clocks.
+#[derive(Clone, Copy, Debug)]
+struct Timing {
+    ccd: u64,
+    ccdl: u64,
+    rrd: u64,
+    rcd: u64,
+    rcdwr: u64,
+    ras: u64,
+    rp: u64,
+    rc: u64,
+    cl: u64,
+    wl: u64,
+    rtw: u64,
+    wtr: u64,
+    wtp: u64,
+    rtpl: u64,
+    /// Data-bus clocks per column command (BL / ratio).
+    burst: u64,
+}
+
+/// DRAM command counters (GPGPU-Sim's `n_rd`, `n_wr` + `n_wr_WB`, `n_act`,
+/// `n_pre`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DramCounts {
+    /// Read column commands.
+    pub reads: u64,
+    /// Write column commands.
+    pub writes: u64,
+    /// Activates.
+    pub activates: u64,
+    /// Precharges.
+    pub precharges: u64,
+    /// DRAM clocks the data buses transferred, summed over channels.
+    pub bus_clocks: u64,
+}
+
+/// The DRAM channels of the machine.
+#[derive(Debug)]
+pub struct Dram {
+    t: Timing,
+    fr_fcfs: bool,
+    core_mhz: u64,
+    dram_mhz: u64,
+    latency: u64,
+    queue: usize,
+    l2_queue: usize,
+    credits: usize,
+    atom: u32,
+    nbk: usize,
+    bank_groups: u32,
+    group_low_bits: bool,
+    per_channel: u32,
+    map: AddrMap,
+    channels: Vec<Channel>,
+    /// The next DRAM clock to run.
+    next_tick: u64,
+    /// Reads whose data reaches the L2, by core cycle.
+    done: EventQueue<DramRequest>,
+    /// Command counters.
+    pub counts: DramCounts,
+}
+
+impl Dram {
+    /// Idle channels for `cfg`.
+    pub fn new(cfg: &GpuConfig) -> Dram {
+        let d = &cfg.dram;
+        let burst = u64::from((d.burst_length / d.data_command_ratio.max(1)).max(1));
+        let t = Timing {
+            ccd: u64::from(d.t_ccd),
+            ccdl: u64::from(d.t_ccdl),
+            rrd: u64::from(d.t_rrd),
+            rcd: u64::from(d.t_rcd),
+            rcdwr: u64::from(d.t_rcd.saturating_sub(d.wl + 1)),
+            ras: u64::from(d.t_ras),
+            rp: u64::from(d.t_rp),
+            rc: u64::from(d.t_rc),
+            cl: u64::from(d.cl),
+            wl: u64::from(d.wl),
+            rtw: (u64::from(d.cl) + burst + 2).saturating_sub(u64::from(d.wl)),
+            wtr: u64::from(d.wl) + burst + u64::from(d.t_cdlr),
+            wtp: u64::from(d.wl) + burst + u64::from(d.t_wr),
+            rtpl: u64::from(d.t_rtpl),
+            burst,
+        };
+        let channels = cfg.dram.channels.max(1);
+        let per_channel = (cfg.l2.slices / channels).max(1);
+        let nbk = d.banks.max(1) as usize;
+        let groups = d.bank_groups.clamp(1, d.banks.max(1));
+        Dram {
+            t,
+            fr_fcfs: d.scheduler == 1,
+            core_mhz: u64::from(cfg.core.clock_mhz.max(1)),
+            dram_mhz: u64::from(d.clock_mhz.max(1)),
+            latency: u64::from(d.latency),
+            queue: d.queue.max(1) as usize,
+            l2_queue: d.l2_queue.max(1) as usize,
+            credits: d.queue.max(1) as usize + d.return_queue as usize + 1,
+            atom: (d.burst_length * d.bus_width * d.chips).max(1),
+            nbk,
+            bank_groups: groups,
+            group_low_bits: d.bank_group_indexing == 1,
+            per_channel,
+            map: AddrMap::new(cfg),
+            channels: (0..channels)
+                .map(|_| Channel {
+                    l2q: vec![VecDeque::new(); per_channel as usize],
+                    last_sub: per_channel as usize - 1,
+                    latency_q: VecDeque::new(),
+                    arrived: None,
+                    fifo: VecDeque::new(),
+                    pending: 0,
+                    in_flight: 0,
+                    returns: VecDeque::new(),
+                    banks: vec![Bank::default(); nbk],
+                    groups: vec![Group::default(); groups as usize],
+                    busy_banks: 0,
+                    prio: 0,
+                    ccd_at: 0,
+                    rrd_at: 0,
+                    rtw_at: 0,
+                    wtr_at: 0,
+                    pipe_last: 0,
+                })
+                .collect(),
+            next_tick: 0,
+            done: EventQueue::new(),
+            counts: DramCounts::default(),
+        }
+    }
+
+    /// The address decoder.
+    pub fn map(&self) -> &AddrMap {
+        &self.map
+    }
+
+    /// Bytes one column command moves.
+    pub fn atom_bytes(&self) -> u32 {
+        self.atom
+    }
+
+    /// The core cycle in which DRAM clock `k` runs.
+    fn core_cycle_of(&self, k: u64) -> u64 {
+        (k * self.core_mhz).div_ceil(self.dram_mhz)
+    }
+
+    /// The last DRAM clock that runs in core cycle `now`.
+    fn last_tick_of(&self, now: u64) -> u64 {
+        now * self.dram_mhz / self.core_mhz
+    }
+
+    fn bank_group(&self, bank: usize) -> usize {
+        let g = self.bank_groups as usize;
+        if self.group_low_bits {
+            bank & (g - 1)
+        } else {
+            bank / (self.nbk / g).max(1)
+        }
+    }
+
+    /// True if slice `slice`'s queue towards DRAM has room for `n` more
+    /// requests (or is empty: a line's sectors always get in).
+    pub fn can_accept_n(&self, slice: u32, n: u32) -> bool {
+        let (ch, sub) = self.slice_pos(slice);
+        let len = self.channels[ch].l2q[sub].len();
+        len == 0 || len + n as usize <= self.l2_queue
+    }
+
+    fn slice_pos(&self, slice: u32) -> (usize, usize) {
+        let ch = (slice / self.per_channel) as usize;
+        (
+            ch.min(self.channels.len() - 1),
+            (slice % self.per_channel) as usize,
+        )
+    }
+
+    /// Queues `r` from its slice (the caller checked [`Dram::can_accept_n`];
+    /// a full queue takes it anyway). It is seen from the next DRAM clock.
+    pub fn push(&mut self, r: DramRequest) {
+        let (ch, sub) = self.slice_pos(r.slice);
+        self.channels[ch].l2q[sub].push_back(r);
+    }
+
+    /// Runs every DRAM clock up to core cycle `now`; returns true if any
+    /// channel did something.
+    pub fn advance(&mut self, now: u64) -> bool {
+        let last = self.last_tick_of(now);
+        let mut active = false;
+        while self.next_tick <= last {
+            if self.channels.iter().all(Channel::empty) {
+                self.next_tick = last + 1;
+                break;
+            }
+            let k = self.next_tick;
+            let cycle = self.core_cycle_of(k);
+            for ch in 0..self.channels.len() {
+                if !self.channels[ch].empty() {
+                    active |= self.tick(ch, k, cycle);
+                }
+            }
+            self.next_tick += 1;
+        }
+        active
+    }
+
+    /// The next read whose data has reached the L2 by core cycle `now`.
+    pub fn pop_done(&mut self, now: u64) -> Option<DramRequest> {
+        self.done.pop_due(now).map(|(_, r)| r)
+    }
+
+    /// The earliest core cycle after `now` at which the DRAM can change
+    /// anything or deliver data.
+    pub fn next_event(&self, now: u64) -> Option<u64> {
+        let mut next = self.done.next_due().map(|t| t.max(now + 1));
+        let mut at = |t: u64| next = Some(next.map_or(t, |n: u64| n.min(t)));
+        let first = self.next_tick.max(self.last_tick_of(now) + 1);
+        for c in &self.channels {
+            if c.has_work() {
+                at(self.core_cycle_of(first));
+            } else if let Some(&(ready, _)) = c.latency_q.front() {
+                // The first clock that runs in a core cycle ≥ ready.
+                let k = if ready == 0 {
+                    0
+                } else {
+                    (ready - 1) * self.dram_mhz / self.core_mhz + 1
+                };
+                at(self.core_cycle_of(k.max(first)));
+            }
+        }
+        next
+    }
+
+    /// True while any request is queued, in flight or undelivered.
+    pub fn busy(&self) -> bool {
+        !self.done.is_empty() || self.channels.iter().any(|c| !c.empty())
+    }
+
+    /// One DRAM clock `k` (running in core cycle `cycle`) of channel `ch`.
+    fn tick(&mut self, ch: usize, k: u64, cycle: u64) -> bool {
+        let mut active = false;
+        let queue = self.queue;
+        let credits = self.credits;
+        let latency = self.latency;
+        let fr_fcfs = self.fr_fcfs;
+        let nbk = self.nbk;
+        {
+            let c = &mut self.channels[ch];
+            while c.returns.front().is_some_and(|&t| t <= k) {
+                c.returns.pop_front();
+                c.in_flight -= 1;
+            }
+        }
+        // 1. The scheduler takes last clock's arrival and gives one free
+        //    bank a request.
+        if let Some(r) = self.channels[ch].arrived.take() {
+            let loc = self.map.decode(r.addr);
+            let q = Queued {
+                req: r,
+                bank: loc.bank % nbk as u32,
+                row: loc.row,
+                atoms_left: r.bytes.div_ceil(self.atom).max(1),
+            };
+            let c = &mut self.channels[ch];
+            c.pending += 1;
+            if fr_fcfs {
+                c.banks[q.bank as usize].queue.push_back(q);
+            } else {
+                c.fifo.push_back(q);
+            }
+            active = true;
+        }
+        {
+            let c = &mut self.channels[ch];
+            if c.pending > 0 {
+                if fr_fcfs {
+                    for i in 0..nbk {
+                        let b = (i + c.prio) % nbk;
+                        if c.banks[b].mrq.is_some() {
+                            continue;
+                        }
+                        if let Some(q) = schedule_fr_fcfs(&mut c.banks[b]) {
+                            c.prio = (c.prio + 1) % nbk;
+                            c.banks[b].mrq = Some(q);
+                            c.pending -= 1;
+                            c.busy_banks += 1;
+                            active = true;
+                            break;
+                        }
+                    }
+                } else if let Some(&q) = c.fifo.front()
+                    && c.banks[q.bank as usize].mrq.is_none()
+                {
+                    c.fifo.pop_front();
+                    c.banks[q.bank as usize].mrq = Some(q);
+                    c.pending -= 1;
+                    c.busy_banks += 1;
+                    active = true;
+                }
+            }
+        }
+        // 2. Commands: one column and one row command at most.
+        if self.channels[ch].busy_banks > 0 {
+            active |= self.issue(ch, k, cycle);
+        }
+        // 3. One request from the slices into the latency queue.
+        let c = &mut self.channels[ch];
+        if c.in_flight < credits {
+            let n = c.l2q.len();
+            for i in 0..n {
+                let sub = (c.last_sub + 1 + i) % n;
+                if let Some(r) = c.l2q[sub].pop_front() {
+                    c.latency_q.push_back((cycle + latency, r));
+                    c.in_flight += 1;
+                    c.last_sub = sub;
+                    active = true;
+                    break;
+                }
+            }
+        }
+        // 4. One request from the latency queue into the scheduler.
+        if let Some(&(ready, r)) = c.latency_q.front()
+            && ready <= cycle
+            && c.pending < queue
+        {
+            c.latency_q.pop_front();
+            c.arrived = Some(r);
+            active = true;
+        }
+        active
+    }
+
+    /// Issues at most one column and one row command on channel `ch` at
+    /// clock `k` (GPGPU-Sim's single-bus loop).
+    fn issue(&mut self, ch: usize, k: u64, cycle: u64) -> bool {
+        let t = self.t;
+        let nbk = self.nbk;
+        let mut col = false;
+        let mut row = false;
+        for i in 0..nbk {
+            let j = (i + self.channels[ch].prio) % nbk;
+            if self.channels[ch].banks[j].mrq.is_none() {
+                continue;
+            }
+            let g = self.bank_group(j);
+            if !col {
+                col = self.column(ch, j, g, k, cycle);
+            }
+            if !col && !row {
+                let c = &mut self.channels[ch];
+                let grp = c.groups[g];
+                let b = &mut c.banks[j];
+                let want = b.mrq.map_or(0, |q| q.row);
+                if !b.active && k >= c.rrd_at && k >= b.rp_at && k >= b.rc_at {
+                    b.active = true;
+                    b.row = want;
+                    c.rrd_at = k + t.rrd;
+                    b.rcd_at = k + t.rcd;
+                    b.rcdwr_at = k + t.rcdwr;
+                    b.ras_at = k + t.ras;
+                    b.rc_at = k + t.rc;
+                    c.prio = (j + 1) % nbk;
+                    self.counts.activates += 1;
+                    row = true;
+                } else if b.active
+                    && b.row != want
+                    && k >= b.ras_at
+                    && k >= b.wtp_at
+                    && k >= b.rtp_at
+                    && k >= grp.rtpl_at
+                {
+                    b.active = false;
+                    b.rp_at = k + t.rp;
+                    c.prio = (j + 1) % nbk;
+                    self.counts.precharges += 1;
+                    row = true;
+                }
+            }
+        }
+        col || row
+    }
+
+    /// Tries a read or write column command for bank `j` (group `g`).
+    fn column(&mut self, ch: usize, j: usize, g: usize, k: u64, cycle: u64) -> bool {
+        let t = self.t;
+        let c = &mut self.channels[ch];
+        let b = &c.banks[j];
+        let Some(mut q) = b.mrq else {
+            return false;
+        };
+        if !b.active || b.row != q.row || k < c.ccd_at || k < c.groups[g].ccdl_at {
+            return false;
+        }
+        let write = q.req.write;
+        if write {
+            if k < b.rcdwr_at || k < c.rtw_at {
+                return false;
+            }
+        } else if k < b.rcd_at || k < c.wtr_at {
+            return false;
+        }
+        let pipe = if write { t.wl } else { t.cl };
+        let out = (k + pipe).max(c.pipe_last + 1);
+        c.pipe_last = out;
+        c.ccd_at = k + t.ccd;
+        c.groups[g].ccdl_at = k + t.ccdl;
+        let b = &mut c.banks[j];
+        if write {
+            c.wtr_at = k + t.wtr;
+            b.wtp_at = k + t.wtp;
+            self.counts.writes += 1;
+        } else {
+            c.rtw_at = k + t.rtw;
+            b.rtp_at = k + t.burst;
+            c.groups[g].rtpl_at = k + t.rtpl;
+            self.counts.reads += 1;
+        }
+        self.counts.bus_clocks += t.burst;
+        q.atoms_left -= 1;
+        if q.atoms_left == 0 {
+            b.mrq = None;
+            c.busy_banks -= 1;
+            if write {
+                c.returns.push_back(out);
+            } else {
+                // Leaves the return queue one clock after its last atom.
+                c.returns.push_back(out + 1);
+                let at = (out + 1) * self.core_mhz;
+                let core = at.div_ceil(self.dram_mhz).max(cycle);
+                self.done.push(core, q.req);
+            }
+        } else {
+            b.mrq = Some(q);
+        }
+        true
+    }
+}
+
+/// FR-FCFS for one bank (GPGPU-Sim's `frfcfs_scheduler::schedule`): keep
+/// serving the chosen row oldest first; when none is chosen, choose the
+/// open row if a request wants it, else the oldest request's row.
+fn schedule_fr_fcfs(b: &mut Bank) -> Option<Queued> {
+    if b.open_bin.is_none() {
+        let oldest = b.queue.front()?;
+        b.open_bin = Some(if b.queue.iter().any(|q| q.row == b.row) {
+            b.row
+        } else {
+            oldest.row
+        });
+    }
+    let row = b.open_bin?;
+    let pos = b.queue.iter().position(|q| q.row == row)?;
+    let q = b.queue.remove(pos)?;
+    if !b.queue.iter().any(|q| q.row == row) {
+        b.open_bin = None;
+    }
+    Some(q)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-channel gtx480 DRAM whose core and DRAM clocks are equal (one
+    /// DRAM clock per core cycle, clock k in cycle k) and no latency queue.
+    fn dram(sets: &[(&str, u32)]) -> Dram {
+        let mut cfg = GpuConfig::gtx480();
+        cfg.dram.channels = 1;
+        cfg.l2.slices = 2;
+        cfg.dram.latency = 0;
+        cfg.dram.clock_mhz = cfg.core.clock_mhz;
+        for &(k, v) in sets {
+            cfg.set(k, crate::config::FieldValue::U32(v)).unwrap();
+        }
+        Dram::new(&cfg)
+    }
+
+    /// The byte address of (bank, row, column 128-byte line) on the
+    /// one-channel gtx480 mapping (rest = address): bank bits 8, 13-15,
+    /// row bits 16-27, line bit 7 and bits 9-12.
+    fn addr(bank: u64, row: u64, line: u64) -> u64 {
+        let bank_bits = ((bank & 1) << 8) | ((bank >> 1) << 13);
+        let line_bits = ((line & 1) << 7) | ((line >> 1) << 9);
+        (row << 16) | bank_bits | line_bits
+    }
+
+    fn read(a: u64, tag: u64) -> DramRequest {
+        DramRequest {
+            addr: a,
+            bytes: 64,
+            write: false,
+            slice: ((a >> 8) & 1) as u32,
+            tag,
+        }
+    }
+
+    /// Runs until idle; returns (core cycle, tag) of each read's delivery.
+    fn run(d: &mut Dram, reqs: &[DramRequest]) -> Vec<(u64, u64)> {
+        for &r in reqs {
+            d.push(r);
+        }
+        let mut out = Vec::new();
+        let mut now = 0;
+        while d.busy() && now < 100_000 {
+            d.advance(now);
+            while let Some(r) = d.pop_done(now) {
+                out.push((now, r.tag));
+            }
+            now += 1;
+        }
+        assert!(!d.busy());
+        out
+    }
+
+    #[test]
+    fn address_helper_matches_the_decoder() {
+        let d = dram(&[]);
+        let l = d.map().decode(addr(11, 7, 5));
+        assert_eq!((l.bank, l.row), (11, 7));
+    }
+
+    /// An idle bank: activate at the clock the request is scheduled, read
+    /// `t_rcd` later, data `cl` after the read and one clock to the L2.
+    #[test]
+    fn a_row_miss_costs_activate_rcd_and_cl() {
+        let mut d = dram(&[]);
+        let got = run(&mut d, &[read(addr(0, 3, 0), 1)]);
+        // Clock 0: into the latency queue; 0: into the scheduler (latency
+        // 0); 1: scheduled + activate; 13: read; 25: data; 26: at the L2.
+        assert_eq!(got, vec![(1 + 12 + 12 + 1, 1)]);
+        assert_eq!(d.counts.activates, 1);
+        assert_eq!(d.counts.reads, 1);
+    }
+
+    /// FR-FCFS serves the open row first: with row 3 open, a later request
+    /// to row 3 overtakes an older one to row 4 of the same bank.
+    #[test]
+    fn fr_fcfs_serves_row_hits_before_older_misses() {
+        let mut d = dram(&[]);
+        let reqs = [
+            read(addr(0, 3, 0), 1),
+            read(addr(0, 4, 0), 2),
+            read(addr(0, 3, 1), 3),
+        ];
+        let got: Vec<u64> = run(&mut d, &reqs).iter().map(|x| x.1).collect();
+        assert_eq!(got, vec![1, 3, 2]);
+        assert_eq!(d.counts.activates, 2);
+        assert_eq!(d.counts.precharges, 1);
+        // FIFO keeps arrival order.
+        let mut f = dram(&[("dram.scheduler", 0)]);
+        let got: Vec<u64> = run(&mut f, &reqs).iter().map(|x| x.1).collect();
+        assert_eq!(got, vec![1, 2, 3]);
+        assert_eq!(f.counts.activates, 3);
+    }
+
+    /// Requests reach the scheduler one per clock (clocks 0, 1, 2, …), and
+    /// banks activate no closer than t_rrd (6) apart: activates at clocks
+    /// 1, 7, 13, so reads at 13, 19, 25 and data at the L2 at 26, 32, 38.
+    #[test]
+    fn activates_of_different_banks_are_t_rrd_apart() {
+        let mut d = dram(&[]);
+        let reqs = [
+            read(addr(0, 1, 0), 1),
+            read(addr(1, 1, 0), 2),
+            read(addr(2, 1, 0), 3),
+        ];
+        let got = run(&mut d, &reqs);
+        assert_eq!(got, vec![(26, 1), (32, 2), (38, 3)]);
+    }
+
+    /// Two rows of one bank: the second activate waits for t_rc (40) after
+    /// the first, not just t_ras (28) + t_rp (12) = 40 here; with t_ras 10
+    /// the precharge is early but the activate still waits for t_rc.
+    #[test]
+    fn activates_of_one_bank_are_t_rc_apart() {
+        let mut d = dram(&[("dram.t_ras", 10)]);
+        let got = run(&mut d, &[read(addr(0, 1, 0), 1), read(addr(0, 2, 0), 2)]);
+        // Activate at 1 (row 1), read at 13; precharge at max(1 + 10,
+        // 13 + 2 (read to precharge)) = 15; activate at max(15 + 12, 1 +
+        // 40) = 41; read at 53, data at 65, L2 at 66.
+        assert_eq!(got, vec![(26, 1), (66, 2)]);
+    }
+
+    /// Column commands are t_ccd (2) apart across bank groups and t_ccdl
+    /// (3) apart within one: two 128-byte reads (two atoms each) to open
+    /// rows of banks 0 and 1 (groups 0 and 1) interleave at t_ccd.
+    #[test]
+    fn column_commands_respect_t_ccd_and_t_ccdl() {
+        // One request of 128 bytes in one bank: atoms at 13 and 16 (t_ccdl).
+        let mut d = dram(&[]);
+        let mut r = read(addr(0, 1, 0), 1);
+        r.bytes = 128;
+        let got = run(&mut d, &[r]);
+        assert_eq!(got, vec![(16 + 12 + 1, 1)]);
+        assert_eq!(d.counts.reads, 2);
+        // Same bank group (banks 0 and 4 with low-bit groups): t_ccdl.
+        let mut d = dram(&[]);
+        let got = run(&mut d, &[read(addr(0, 1, 0), 1), read(addr(4, 1, 0), 2)]);
+        // Activates at 1 and 7 (t_rrd); reads at 13 and 19.
+        assert_eq!(got, vec![(26, 1), (32, 2)]);
+        // With the rows already open, back-to-back reads: bank 0 then bank
+        // 1 (another group) 2 apart; bank 0 then bank 4 (same group) 3.
+        for (other, gap) in [(1, 2), (4, 3)] {
+            let mut d = dram(&[]);
+            run(
+                &mut d,
+                &[read(addr(0, 1, 0), 1), read(addr(other, 1, 0), 2)],
+            );
+            let got = run(
+                &mut d,
+                &[read(addr(0, 1, 1), 3), read(addr(other, 1, 1), 4)],
+            );
+            let (a, b) = (got[0].0, got[1].0);
+            assert_eq!(b - a, gap, "bank 0 then bank {other}");
+        }
+    }
+
+    /// A write after a read waits t_rtw = cl + BL/ratio + 2 − wl = 12.
+    #[test]
+    fn read_to_write_turnaround() {
+        let mut d = dram(&[]);
+        run(&mut d, &[read(addr(0, 1, 0), 1)]);
+        // Row 1 open. Read at clock r, write to the same row: ≥ r + 12.
+        let start = d.next_tick;
+        let mut w = read(addr(0, 1, 1), 2);
+        w.write = true;
+        let before = d.counts;
+        let got = run(&mut d, &[read(addr(0, 1, 2), 3), w]);
+        assert_eq!(got.len(), 1);
+        assert_eq!(d.counts.writes - before.writes, 1);
+        // The read reaches the L2 at start + 1 (scheduled) + 12 + 1; the
+        // write is issued 12 after the read; nothing returns for it, but
+        // the channel stays busy until its data leaves (wl after it).
+        assert_eq!(got[0].0, start + 1 + 12 + 1);
+    }
+
+    /// With the DRAM clock 924 and the core 700 MHz, DRAM clock k runs in
+    /// core cycle ⌈k × 700 / 924⌉: clocks 0-5 in cycles 0, 1, 2, 3, 4, 4
+    /// (5 × 700 = 3500 ≤ 4 × 924 = 3696).
+    #[test]
+    fn fractional_clock_is_exact() {
+        let mut cfg = GpuConfig::gtx480();
+        cfg.dram.channels = 1;
+        cfg.l2.slices = 2;
+        let d = Dram::new(&cfg);
+        let cycles: Vec<u64> = (0..6).map(|k| d.core_cycle_of(k)).collect();
+        assert_eq!(cycles, vec![0, 1, 2, 3, 4, 4]);
+        // 924 clocks in exactly 700 cycles.
+        assert_eq!(d.core_cycle_of(924), 700);
+        assert_eq!(d.last_tick_of(700), 924);
+    }
+}
