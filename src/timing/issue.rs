@@ -643,11 +643,13 @@ impl Sm {
                     ti.initiation,
                 );
                 if !ti.writes.is_empty() {
+                    let wb = exec + u64::from(ti.latency) + WRITEBACK_STAGES;
+                    self.opcoll.write(&ti.dests, slot, wb);
                     let w = &mut self.warps[si];
                     w.sb.reserve(&ti.writes);
                     w.outstanding += 1;
                     self.schedule(
-                        exec + u64::from(ti.latency) + WRITEBACK_STAGES,
+                        wb,
                         SmEvent::Writeback {
                             slot,
                             inst: head.pc,

@@ -27,8 +27,9 @@
 //! The model books every resource at issue time (reads in issue order per
 //! bank, dispatch ports in dispatch order), not cycle by cycle: it keeps
 //! GPGPU-Sim's structure and costs without a per-cycle arbiter. Register
-//! writes do not take bank cycles from reads (GPGPU-Sim gives writes
-//! priority; the difference is a simplification stated in the docs).
+//! writes take bank cycles from reads too (GPGPU-Sim gives writes
+//! priority; here a write takes its bank in its writeback cycle from the
+//! reads booked after it, not from reads booked before).
 
 use crate::config::GpuConfig;
 use crate::timing::units::{Unit, UnitPool};
@@ -88,6 +89,10 @@ pub struct OperandCollector {
     pub sets: [CollectorSet; 2],
     /// Next cycle each register bank can serve a read.
     bank_free: Vec<u64>,
+    /// Per bank, the future cycles in which a result is written to it
+    /// (a write takes the bank's port for that cycle; GPGPU-Sim gives
+    /// writes priority over reads), ascending.
+    bank_writes: Vec<Vec<u64>>,
     /// Dispatch port of memory instructions (one, in front of the LD/ST
     /// unit).
     mem_port: u64,
@@ -111,6 +116,7 @@ impl OperandCollector {
                 CollectorSet::new(o.sfu_collectors, o.sfu_dispatch),
             ],
             bank_free: vec![0; o.reg_banks.max(1) as usize],
+            bank_writes: vec![Vec::new(); o.reg_banks.max(1) as usize],
             mem_port: 0,
         }
     }
@@ -123,11 +129,37 @@ impl OperandCollector {
         let mut done = from;
         for &r in regs {
             let b = ((u64::from(r) + u64::from(slot)) % banks) as usize;
-            let at = self.bank_free[b].max(from);
+            let writes = &mut self.bank_writes[b];
+            // Writes before `from - 2` (the issue cycle) are over.
+            let past = writes.partition_point(|&w| w + 2 < from);
+            writes.drain(..past);
+            let mut at = self.bank_free[b].max(from);
+            // Skip the cycles in which a result is written to the bank.
+            for &w in writes.iter() {
+                if w == at {
+                    at += 1;
+                } else if w > at {
+                    break;
+                }
+            }
             self.bank_free[b] = at + 1;
             done = done.max(at + 1);
         }
         done
+    }
+
+    /// Books the writes of `regs` of warp slot `slot` at cycle `at` (the
+    /// writeback of a non-memory instruction).
+    pub fn write(&mut self, regs: &[u32], slot: u32, at: u64) {
+        let banks = self.bank_free.len() as u64;
+        for &r in regs {
+            let b = ((u64::from(r) + u64::from(slot)) % banks) as usize;
+            let writes = &mut self.bank_writes[b];
+            let i = writes.partition_point(|&w| w < at);
+            if writes.get(i) != Some(&at) {
+                writes.insert(i, at);
+            }
+        }
     }
 
     /// Schedules a non-memory instruction of `unit` issued at `now` by
@@ -266,5 +298,19 @@ mod tests {
         assert_eq!(oc.collect_mem(0, &[1], 0), 6);
         // A second one in the same cycle waits for the dispatch port.
         assert_eq!(oc.collect_mem(1, &[4], 0), 7);
+    }
+
+    #[test]
+    fn a_write_takes_its_bank_for_its_cycle() {
+        let cfg = gtx();
+        let mut oc = OperandCollector::new(&cfg);
+        let mut sp = UnitPool::new(2);
+        // A result written to bank 1 at cycle 12 pushes a read of bank 1
+        // from 12 to 13: dispatch 14, execute 15.
+        oc.write(&[1], 0, 12);
+        assert_eq!(oc.collect(Unit::Sp, 0, &[1], 10, &mut sp, 1), 15);
+        // Another bank is unaffected.
+        let mut sp2 = UnitPool::new(2);
+        assert_eq!(oc.collect(Unit::Sp, 0, &[2], 10, &mut sp2, 1), 14);
     }
 }

@@ -44,6 +44,8 @@ pub struct TimingInst {
     pub writes: RegMask,
     /// Registers it reads, each once (operand-collector bank reads).
     pub reads: Box<[u32]>,
+    /// Registers it writes, each once (bank writes at writeback).
+    pub dests: Box<[u32]>,
     /// A `nanosleep` (the warp sleeps after issuing it).
     pub nanosleep: bool,
     /// A load, atomic or wait on global or local memory (long latency:
@@ -129,6 +131,15 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                 .collect();
             reads.sort_unstable();
             reads.dedup();
+            let mut dests: Vec<u32> = info.writes[i]
+                .iter()
+                .filter_map(|r| match *r {
+                    RegRef::Reg(r) => Some(r.0),
+                    RegRef::Pred(_) => None,
+                })
+                .collect();
+            dests.sort_unstable();
+            dests.dedup();
             let space = inst.mods.space;
             let long_mem = class == OpClass::Mem
                 && matches!(
@@ -152,6 +163,7 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                 hazards,
                 writes,
                 reads: reads.into_boxed_slice(),
+                dests: dests.into_boxed_slice(),
                 long_mem,
                 l1d_load,
                 space,
