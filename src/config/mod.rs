@@ -236,6 +236,9 @@ pub struct L2Config {
     /// written back separately (GPGPU-Sim's sector cache); `line` makes
     /// the cache unsectored.
     pub sector_bytes: u32,
+    /// Host-to-device copies fill the L2 (valid, clean sectors), as
+    /// GPGPU-Sim's `-gpgpu_perf_sim_memcpy 1`.
+    pub fill_on_copy: bool,
 }
 
 /// DRAM channels (GPGPU-Sim's `dram_t`, see `src/timing/dram.rs`): banks
@@ -442,6 +445,7 @@ impl GpuConfig {
                 line: 128,
                 latency: 120,
                 sector_bytes: 32,
+                fill_on_copy: true,
             },
             dram: DramConfig {
                 channels: 6,

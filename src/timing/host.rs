@@ -128,7 +128,11 @@ impl Host for TimingHost<'_> {
     }
 
     fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), WorkloadError> {
-        self.device.write_bytes(addr, data)
+        self.device.write_bytes(addr, data)?;
+        if self.gpu.cfg.l2.fill_on_copy {
+            self.gpu.mem.host_copy(addr, data.len() as u64);
+        }
+        Ok(())
     }
 
     fn read_bytes(&mut self, addr: u64, len: usize) -> Result<Vec<u8>, WorkloadError> {

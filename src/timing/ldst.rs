@@ -81,7 +81,26 @@ impl Sm {
                 self.stats.bank_conflict_cycles += u64::from(k - 1);
                 self.ldst_free = now + u64::from(k);
                 let done = now + u64::from(cfg.shared.latency) + u64::from(k - 1) + delay;
-                self.writeback_after(slot, d.inst.0, done, ctx);
+                if m.atomic.is_some() {
+                    // A shared atomic blocks its warp until written back,
+                    // like a global one (GPGPU-Sim counts atomics per warp
+                    // whatever their space).
+                    let w = &mut self.warps[si];
+                    w.atomics += 1;
+                    w.sb.reserve(&ti.writes);
+                    w.outstanding += 1;
+                    self.schedule(
+                        done,
+                        SmEvent::Writeback {
+                            slot,
+                            inst: d.inst.0,
+                            long: false,
+                            atomic: true,
+                        },
+                    );
+                } else {
+                    self.writeback_after(slot, d.inst.0, done, ctx);
+                }
             }
             _ => {
                 let kind = if m.atomic.is_some() {

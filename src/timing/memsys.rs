@@ -317,6 +317,25 @@ impl MemSys {
         }
     }
 
+    /// A host-to-device copy of `len` bytes at `addr`: each 32-byte
+    /// sector it covers becomes a valid, clean L2 sector, in address order,
+    /// without any timing (GPGPU-Sim's `-gpgpu_perf_sim_memcpy 1`: the copy
+    /// engine writes through the L2 tags). A line it evicts is dropped, as
+    /// GPGPU-Sim's tag update drops it.
+    pub fn host_copy(&mut self, addr: u64, len: u64) {
+        if len == 0 {
+            return;
+        }
+        let sector = self.sector_bytes.max(1);
+        let mut a = addr - addr % sector;
+        while a < addr + len {
+            let (s, line) = self.slice_of(a);
+            let bit = 1u32 << ((a % self.l2_line) / sector);
+            self.slices[s].tags.fill_sectors(line, 0, bit, 0);
+            a += sector;
+        }
+    }
+
     fn all_sectors(&self) -> u32 {
         if self.sectors >= 32 {
             u32::MAX
