@@ -36,6 +36,8 @@ const MAY_BE_ZERO: &[&str] = &[
     "dram.t_wr",
     "dram.channel_bit", // channels interleaved from bit 0
     "dram.col_mask",    // the column is not used for timing
+    "dram.bank_mask",   // one bank needs no bank bits (checked below)
+    "dram.row_mask",    // one row per bank
 ];
 
 /// The most lines one per-SM cache (instruction cache, L1D) may have.
