@@ -239,6 +239,10 @@ pub struct L2Config {
     /// Host-to-device copies fill the L2 (valid, clean sectors), as
     /// GPGPU-Sim's `-gpgpu_perf_sim_memcpy 1`.
     pub fill_on_copy: bool,
+    /// Sector accesses a slice's input queue holds after the ROP delay; a
+    /// full queue holds requests in the interconnect and blocks their
+    /// SM's port.
+    pub input_queue: u32,
 }
 
 /// DRAM channels (GPGPU-Sim's `dram_t`, see `src/timing/dram.rs`): banks
@@ -446,6 +450,7 @@ impl GpuConfig {
                 latency: 120,
                 sector_bytes: 32,
                 fill_on_copy: true,
+                input_queue: 64,
             },
             dram: DramConfig {
                 channels: 6,

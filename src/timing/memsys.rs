@@ -174,6 +174,12 @@ pub struct MemSys {
     /// Per slice: the cycle its input port has taken in the last request
     /// routed to it.
     slice_in_free: Vec<u64>,
+    /// Per slice: the cycle by which it will have looked up every sector
+    /// access accepted so far, one per cycle after the ROP delay (an eager
+    /// estimate that ignores DRAM back-pressure).
+    slice_busy: Vec<u64>,
+    /// Sector accesses a slice's input queue holds past the ROP delay.
+    l2_input_queue: u64,
     /// Per SM port: the start cycle of its oldest packet not yet started
     /// (`u64::MAX` if none), dense for `next_event`.
     port_next_start: Vec<u64>,
@@ -214,6 +220,8 @@ impl MemSys {
             port_next_start: vec![u64::MAX; cfg.core.num_sms.max(1) as usize],
             sm_eject_free: vec![0; cfg.core.num_sms.max(1) as usize],
             slice_in_free: vec![0; slices as usize],
+            slice_busy: vec![0; slices as usize],
+            l2_input_queue: u64::from(cfg.l2.input_queue.max(1)),
             to_l2: EventQueue::new(),
             to_sm: EventQueue::new(),
             lookup_due: vec![u64::MAX; slices as usize],
@@ -268,7 +276,24 @@ impl MemSys {
         // The slice's input port takes the packet's flits one cycle's
         // worth at a time, after those of earlier packets.
         let s = self.slice_of(p.addr).0;
-        let arrive = (left + self.icnt_latency + delay).max(self.slice_in_free[s] + cycles);
+        let mut arrive = (left + self.icnt_latency + delay).max(self.slice_in_free[s] + cycles);
+        // The slice takes the packet only when its input queue will have
+        // room for the packet's sector accesses by the time they leave the
+        // ROP stage; until then the packet waits in the interconnect and
+        // holds up its SM's port (head-of-line blocking).
+        let accesses = u64::from(match p.kind {
+            PacketKind::Atomic => 1,
+            _ => self.sectors_of(&p).count_ones().max(1),
+        });
+        let room = self.l2_input_queue.saturating_sub(accesses);
+        let ready = arrive + self.l2_latency;
+        if self.slice_busy[s] > ready + room {
+            let held = self.slice_busy[s] - room - ready;
+            arrive += held;
+            let port = &mut self.sm_ports[p.sm as usize];
+            port.free_at = port.free_at.max(arrive.saturating_sub(self.icnt_latency + delay));
+        }
+        self.slice_busy[s] = self.slice_busy[s].max(arrive + self.l2_latency) + accesses;
         self.slice_in_free[s] = arrive;
         self.next_due = self.next_due.min(arrive);
         self.to_l2.push(arrive, p);
