@@ -266,7 +266,7 @@ pub fn parse_reference(name: &str, text: &str) -> Result<Reference, Diagnostics>
             }
         }
         kernels.push(RefKernel {
-            line: file.line_of(name_span.start as u32),
+            line: file.line_of(name_span.start),
             name: k.name.into_inner(),
             manifest: k.manifest.into_inner(),
             stresses: k.stresses.unwrap_or_default(),
