@@ -675,3 +675,41 @@ fn correlate_errors_exit_2() {
     assert!(err.contains("l1d.ways"), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn kernels_without_figures_are_listed_not_run() {
+    let dir = scratch("unmeasured");
+    let file = dir.join("partial.toml");
+    // vector_add has gto figures only; `later` has none (and a manifest
+    // that does not exist: it is not loaded).
+    let text = GOOD_HEAD.replace("[kernel.lrr]", "[kernel.gto]")
+        + GOOD_FIGS
+        + "\n[[kernel]]\nname = \"later\"\nmanifest = \"kernels/not_yet.toml\"\n";
+    std::fs::write(&file, text).unwrap();
+    let (code, out, err) = gpusim(&["correlate", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with('[')).count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("k ") && l.contains(" gto ")),
+        "{out}"
+    );
+    assert!(
+        !out.lines()
+            .any(|l| l.starts_with("k ") && l.contains(" lrr ")),
+        "{out}"
+    );
+    assert!(
+        out.contains("not compared (no GPGPU-Sim figures for the schedulers compared): later"),
+        "{out}"
+    );
+    // Only gto has figures: asking for lrr is an error.
+    let (code, _, err) = gpusim(&["correlate", file.to_str().unwrap(), "--sched", "lrr"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("has no figures for `lrr`"), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}

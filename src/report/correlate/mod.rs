@@ -512,9 +512,15 @@ pub fn run(
         crate::config::load_config(&opts.config, &opts.sets).map_err(CorrelateError::Config)?;
 
     // Manifests load once per kernel; both schedulers share the result.
-    let prepared: Vec<Result<_, String>> = kernels
+    // A kernel without figures for the compared schedulers is not loaded.
+    let prepared: Vec<Option<Result<_, String>>> = kernels
         .iter()
-        .map(|k| prepare(&opts.root.join(&k.manifest), None).map_err(run_error_text))
+        .map(|k| {
+            scheds
+                .iter()
+                .any(|&s| k.figures(s).is_some())
+                .then(|| prepare(&opts.root.join(&k.manifest), None).map_err(run_error_text))
+        })
         .collect();
     let tasks: Vec<(usize, Sched)> = kernels
         .iter()
@@ -530,7 +536,7 @@ pub fn run(
     let done = Mutex::new(0usize);
     let results = crate::report::repro::pool(opts.jobs.max(1), &tasks, |&(i, s)| {
         let start = Instant::now();
-        let outcome = match &prepared[i] {
+        let outcome = match prepared[i].as_ref().expect("loaded where there are tasks") {
             Err(e) => Err(e.clone()),
             Ok(p) => run_timed_with(p, &[], &cfg, &Policies::sched(s.name()), false)
                 .map_err(run_error_text)

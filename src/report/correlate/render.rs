@@ -222,6 +222,19 @@ fn notes(c: &Correlation, o: &mut String) {
             let _ = writeln!(o, "{d}");
         }
     }
+    let unmeasured: Vec<&str> = c
+        .kernels
+        .iter()
+        .filter(|k| k.runs.is_empty())
+        .map(|k| k.name.as_str())
+        .collect();
+    if !unmeasured.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nnot compared (no GPGPU-Sim figures for the schedulers compared): {}",
+            unmeasured.join(", ")
+        );
+    }
     let errors = c.errors();
     if !errors.is_empty() {
         let _ = writeln!(o, "\nerrors:");
