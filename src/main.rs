@@ -139,6 +139,38 @@ enum Command {
         #[arg(long = "dump", value_name = "NAME=FILE", value_parser = parse_key_value)]
         dumps: Vec<(String, String)>,
     },
+    /// Record a workload's host actions for replay in another simulator:
+    /// run it functionally and write DIR/trace.txt (every allocation, host
+    /// write and read, and launch with its packed parameters, pointers
+    /// marked) plus the data files and every allocation's final bytes
+    /// (docs/cli.md gives the format). Exit status 0, 1 if the run's check
+    /// fails (the trace is still written), 2 on an error.
+    Export {
+        /// The kernel (`K.ptx`, with `K.toml` beside it) or a manifest.
+        file: PathBuf,
+        /// Directory to write (created if missing).
+        #[arg(short = 'o', long = "output", value_name = "DIR")]
+        output: PathBuf,
+        /// Machine whose `sim.max_insts`, `core.warp_size` and
+        /// `core.num_sms` the functional run uses.
+        #[arg(long, default_value = "gtx480", value_name = "PRESET|FILE")]
+        config: String,
+        /// Override one config field (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        sets: Vec<(String, String)>,
+        /// Use this manifest instead of the one beside the PTX.
+        #[arg(long, value_name = "FILE")]
+        launch: Option<PathBuf>,
+        /// Override a workload argument (repeatable).
+        #[arg(long = "arg", visible_alias = "args", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        args: Vec<(String, String)>,
+        /// Replace the manifest's grid, e.g. `--grid 64,1,1`.
+        #[arg(long, value_name = "X,Y,Z", value_parser = parse_dim3)]
+        grid: Option<[u32; 3]>,
+        /// Replace the manifest's block, e.g. `--block 256`.
+        #[arg(long, value_name = "X,Y,Z", value_parser = parse_dim3)]
+        block: Option<[u32; 3]>,
+    },
     /// Record a DAWS load classification table (`daws-profiled`'s input)
     /// from a timed run: which loops have intra-warp locality, which of
     /// their loads are diverged, which repeat each other. Profile on one
@@ -889,6 +921,56 @@ fn write_functional_json(
     std::fs::write(path, text + "\n")
 }
 
+/// `gpusim export`: record the workload's host actions into `output`.
+#[allow(clippy::too_many_arguments)]
+fn export_cmd(
+    file: &std::path::Path,
+    output: &std::path::Path,
+    config: &str,
+    sets: &[(String, String)],
+    launch: Option<&std::path::Path>,
+    args: &[(String, String)],
+    (grid, block): (Option<[u32; 3]>, Option<[u32; 3]>),
+    colour: bool,
+) -> ExitCode {
+    let mut prepared = match gpusim::workload::runner::prepare(file, launch) {
+        Ok(p) => p,
+        Err(e) => return report_run_error(e, colour),
+    };
+    prepared.override_shape(grid, block);
+    let cfg = match gpusim::config::load_config(config, sets) {
+        Ok(c) => c,
+        Err(d) => {
+            eprint!("{}", d.render(colour));
+            return ExitCode::from(2);
+        }
+    };
+    let options = functional_options(&cfg);
+    let (check, recording) =
+        match gpusim::workload::record::record_functional(&prepared, args, options) {
+            Ok(r) => r,
+            Err(e) => return report_run_error(e, colour),
+        };
+    let ptx = prepared.manifest.ptx_path();
+    if let Err(e) = recording.write_dir(output, &ptx.display().to_string()) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    outln!(
+        "exported  {} allocations, {} launches, {} host actions to {}",
+        recording.allocs.len(),
+        recording.launches(),
+        recording.events.len(),
+        output.join("trace.txt").display()
+    );
+    out!("check     {check}");
+    if check.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 fn bless(paths: &[PathBuf], check: bool, add: &[String]) -> ExitCode {
     use gpusim::fixture::{Fixture, discover};
     let files = match discover(paths) {
@@ -1103,6 +1185,25 @@ fn main() -> ExitCode {
                 Err(e) => report_run_error(e, colour),
             }
         }
+        Command::Export {
+            file,
+            output,
+            config,
+            sets,
+            launch,
+            args,
+            grid,
+            block,
+        } => export_cmd(
+            &file,
+            &output,
+            &config,
+            &sets,
+            launch.as_deref(),
+            &args,
+            (grid, block),
+            colour,
+        ),
         Command::Trace {
             file,
             cta,

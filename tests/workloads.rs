@@ -18,7 +18,7 @@ fn kernels_dir() -> PathBuf {
 }
 
 /// `kernels/*.toml` and the manifests of `kernels/sync/`, `kernels/micro/`
-/// `kernels/rodinia/` and `kernels/sdk/`, sorted.
+/// `kernels/rodinia/`, `kernels/sdk/` and `kernels/correlation/`, sorted.
 fn manifests() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = Vec::new();
     for dir in [
@@ -27,6 +27,7 @@ fn manifests() -> Vec<PathBuf> {
         kernels_dir().join("micro"),
         kernels_dir().join("rodinia"),
         kernels_dir().join("sdk"),
+        kernels_dir().join("correlation"),
     ] {
         v.extend(
             std::fs::read_dir(&dir)
@@ -217,6 +218,17 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("rodinia/srad", "J_cuda"),
         ("sdk/scalar_product", "d_C"),
         ("sdk/histogram256", "d_Histogram"),
+        ("correlation/stream_triad", "a"),
+        ("correlation/compute_fma", "out"),
+        ("correlation/sfu_mix", "out"),
+        ("correlation/divergent_loop", "steps"),
+        ("correlation/reduce_tree", "partial"),
+        ("correlation/transpose_naive", "out"),
+        ("correlation/transpose_padded", "out"),
+        ("correlation/atomic_hist", "bins"),
+        ("correlation/matmul_tiled", "C"),
+        ("correlation/gather_random", "out"),
+        ("correlation/spmv_csr", "out"),
     ];
     for (name, buffer) in cases {
         let p = manifest_named(name);
@@ -315,6 +327,15 @@ fn a_kernel_seeing_other_data_fails_the_check() {
             "matrix_cuda",
         ),
         ("rodinia/hotspot", "MatrixPower", (3, 0x40), "MatrixTemp0"),
+        ("correlation/stream_triad", "c", (3, 0x40), "a"), // c[0]'s exponent
+        ("correlation/compute_fma", "in", (3, 0x40), "out"),
+        ("correlation/sfu_mix", "in", (3, 0x40), "out"),
+        ("correlation/divergent_loop", "start", (2, 1), "steps"), // start[0] += 65536
+        ("correlation/reduce_tree", "in", (3, 0x40), "partial"),
+        ("correlation/transpose_naive", "in", (3, 0x40), "out"),
+        ("correlation/atomic_hist", "data", (0, 1), "bins"), // one word changes bin
+        ("correlation/gather_random", "idx", (0, 1), "out"), // idx[0] ^= 1: in bounds
+        ("correlation/spmv_csr", "vec", (3, 0x40), "out"),
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();

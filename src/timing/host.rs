@@ -29,8 +29,8 @@ pub struct TimingHost<'p> {
     pub gpu: Gpu,
     /// Collects a DAWS profile (when the policies ask for one).
     pub recorder: Option<Rc<RefCell<ProfileRecorder>>>,
-    /// The manifest's `regs_per_thread`.
-    manifest_regs: Option<u32>,
+    /// The manifest (its `regs_per_thread`, per kernel).
+    manifest: &'p crate::workload::manifest::LoadedManifest,
     /// Per kernel: registers per thread and their source, once computed.
     regs: Vec<Option<(u32, RegSource)>>,
 }
@@ -108,7 +108,7 @@ impl<'p> TimingHost<'p> {
             device,
             gpu,
             recorder,
-            manifest_regs: p.manifest.manifest.regs_per_thread,
+            manifest: &p.manifest,
             regs: vec![None; p.program.module.kernels.len()],
         })
     }
@@ -190,9 +190,18 @@ impl Host for TimingHost<'_> {
             analysis: &program.analyses[k],
             dynamic_shared: shared_bytes,
         };
-        let (rpt, source) = *self.regs[k].get_or_insert_with(|| {
-            regs_per_thread(self.manifest_regs, kernel, &program.analyses[k].cfg)
-        });
+        let (rpt, source) = match self.regs[k] {
+            Some(r) => r,
+            None => {
+                let given = self
+                    .manifest
+                    .regs_for(&kernel.name)
+                    .map_err(WorkloadError::Host)?;
+                let r = regs_per_thread(given, kernel, &program.analyses[k].cfg);
+                self.regs[k] = Some(r);
+                r
+            }
+        };
         self.gpu
             .run_launch(&ctx, rpt, &mut self.device.global)
             .map_err(|mut e| {

@@ -3,9 +3,12 @@
 //! arguments. Errors carry the manifest's file name and the span of the
 //! offending key or value.
 
+use std::collections::BTreeMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use serde::de::{self, MapAccess, Visitor};
 
 use crate::ptx::diagnostics::{Diagnostic, Diagnostics, SourceFile, Span};
 
@@ -23,8 +26,9 @@ pub struct Manifest {
     pub grid: Option<[u32; 3]>,
     /// Threads per CTA per dimension.
     pub block: Option<[u32; 3]>,
-    /// Registers per thread, for occupancy.
-    pub regs_per_thread: Option<u32>,
+    /// Registers per thread, for occupancy: one count, or one per kernel
+    /// (with the span of the value, for diagnostics).
+    pub regs_per_thread: Option<toml::Spanned<RegsPerThread>>,
     /// Arguments handed to the workload.
     #[serde(default)]
     pub args: toml::Table,
@@ -51,6 +55,75 @@ pub struct Manifest {
     /// ([`crate::workload::textures`]).
     #[serde(default)]
     pub textures: Vec<toml::Table>,
+}
+
+/// A manifest's `regs_per_thread`: what GPGPU-Sim takes from ptxas, per
+/// kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RegsPerThread {
+    /// `regs_per_thread = 20`: the count of every kernel the manifest
+    /// launches.
+    All(u32),
+    /// `regs_per_thread = { Kernel = 20, Kernel2 = 6 }`: the count of each
+    /// kernel, by its name as the PTX spells it; every kernel the
+    /// workload launches must be named.
+    PerKernel(BTreeMap<String, u32>),
+}
+
+impl RegsPerThread {
+    /// The count for `kernel`; `None` when a table does not name it.
+    pub fn get(&self, kernel: &str) -> Option<u32> {
+        match self {
+            RegsPerThread::All(n) => Some(*n),
+            RegsPerThread::PerKernel(m) => m.get(kernel).copied(),
+        }
+    }
+}
+
+/// Reads `regs_per_thread` as a count or a table of counts.
+struct RegsVisitor;
+
+impl<'de> Visitor<'de> for RegsVisitor {
+    type Value = RegsPerThread;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "a register count (`regs_per_thread = 20`) or a table of counts per kernel \
+             (`regs_per_thread = { Kernel = 20, Kernel2 = 6 }`)",
+        )
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<RegsPerThread, E> {
+        u32::try_from(v).map(RegsPerThread::All).map_err(|_| {
+            E::invalid_value(de::Unexpected::Signed(v), &"a count from 0 to 4294967295")
+        })
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<RegsPerThread, E> {
+        u32::try_from(v).map(RegsPerThread::All).map_err(|_| {
+            E::invalid_value(de::Unexpected::Unsigned(v), &"a count from 0 to 4294967295")
+        })
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RegsPerThread, A::Error> {
+        let mut counts = BTreeMap::new();
+        while let Some((kernel, n)) = map.next_entry::<String, u32>()? {
+            counts.insert(kernel, n);
+        }
+        if counts.is_empty() {
+            return Err(de::Error::invalid_length(
+                0,
+                &"a table naming at least one kernel (`{ Kernel = 20 }`)",
+            ));
+        }
+        Ok(RegsPerThread::PerKernel(counts))
+    }
+}
+
+impl<'de> Deserialize<'de> for RegsPerThread {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<RegsPerThread, D::Error> {
+        d.deserialize_any(RegsVisitor)
+    }
 }
 
 /// One `dump = [{ buffer = "x", file = "x.bin" }]` entry: after the run,
@@ -84,6 +157,81 @@ impl LoadedManifest {
             .parent()
             .unwrap_or(Path::new("."))
             .join(&self.manifest.ptx)
+    }
+
+    /// `file:line` of the manifest's `regs_per_thread` value (the
+    /// manifest's name alone when it has none).
+    fn regs_location(&self) -> String {
+        match &self.manifest.regs_per_thread {
+            Some(r) => format!(
+                "{}:{}",
+                self.file.name,
+                self.file.line_of(r.span().start as u32)
+            ),
+            None => self.file.name.to_string(),
+        }
+    }
+
+    /// The registers per thread the manifest gives `kernel`: `Ok(None)`
+    /// when it has no `regs_per_thread` (the caller estimates), an error
+    /// naming the kernel and the manifest's file and line when a table
+    /// leaves the kernel out.
+    pub fn regs_for(&self, kernel: &str) -> Result<Option<u32>, String> {
+        let Some(r) = &self.manifest.regs_per_thread else {
+            return Ok(None);
+        };
+        let m = match r.get_ref() {
+            RegsPerThread::All(n) => return Ok(Some(*n)),
+            RegsPerThread::PerKernel(m) => m,
+        };
+        match m.get(kernel) {
+            Some(n) => Ok(Some(*n)),
+            None => Err(format!(
+                "{}: regs_per_thread gives no count for kernel `{kernel}`, which the workload launches \
+                 (the table names {}); add `{kernel} = N` with ptxas's count (`ptxas -v`: \"Used N registers\")",
+                self.regs_location(),
+                m.keys()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+
+    /// Checks that every kernel a `regs_per_thread` table names is an
+    /// entry of the module (`entries`): a misspelt name would otherwise
+    /// only surface when the kernel it meant is launched.
+    pub fn check_regs_kernels(&self, entries: &[&str]) -> Result<(), Diagnostics> {
+        let Some(r) = &self.manifest.regs_per_thread else {
+            return Ok(());
+        };
+        let RegsPerThread::PerKernel(m) = r.get_ref() else {
+            return Ok(());
+        };
+        let list = entries
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if let Some(k) = m.keys().find(|k| !entries.contains(&k.as_str())) {
+            let span = Span::new(r.span().start, r.span().end);
+            let help = match crate::ptx::suggest::closest(k, entries.iter().copied()) {
+                Some(s) => format!("did you mean `{s}`? the module defines {list}"),
+                None => format!("the module defines {list}"),
+            };
+            return Err(Diagnostics {
+                file: self.file.clone(),
+                list: vec![
+                    Diagnostic::new(
+                        "gpusim::manifest::regs_kernel",
+                        format!("regs_per_thread names `{k}`, which is not a kernel of the module"),
+                    )
+                    .label(span, "here")
+                    .help(help),
+                ],
+            });
+        }
+        Ok(())
     }
 
     /// A diagnostic about the manifest (no span: the whole file).

@@ -11,6 +11,7 @@ pub mod expr;
 pub mod generate;
 pub mod host;
 pub mod manifest;
+pub mod record;
 pub mod reference;
 pub mod registry;
 pub mod runner;

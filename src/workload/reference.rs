@@ -21,11 +21,14 @@
 //! | `bfs_kernel` + `bfs_kernel2` | [`bfs`] | exact (integers) |
 //! | `kmeansPoint` | [`kmeans_assign`] | exact (integers) |
 //! | `pointer_chase` | [`gather`] | exact (integers) |
+//! | `kernels/correlation/*` | [`correlation`] | exact (`sfu_mix`: rel 1e-3) |
 //!
 //! "Exact" assumes the simulator honours PTX semantics: `fma.rn` rounds once,
 //! `add/sub/mul.f32` round to nearest even, no flush-to-zero unless `.ftz`.
 
 use super::generate::{Csr, Graph};
+
+pub mod correlation;
 
 /// `c[i] = a[i] + b[i]` (`vector_add.ptx`).  Exact.
 pub fn vector_add(a: &[f32], b: &[f32]) -> Vec<f32> {

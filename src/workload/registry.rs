@@ -122,6 +122,60 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("vector_add", |a, l| {
         Ok(Box::new(drivers::vector_add::VectorAdd::new(a, l)?))
     }),
+    ("stream_triad", |a, l| {
+        Ok(Box::new(drivers::correlation::Correlation::new(
+            "stream_triad",
+            a,
+            l,
+        )?))
+    }),
+    ("compute_fma", |a, l| {
+        Ok(Box::new(drivers::correlation::Correlation::new(
+            "compute_fma",
+            a,
+            l,
+        )?))
+    }),
+    ("sfu_mix", |a, l| {
+        Ok(Box::new(drivers::correlation::Correlation::new(
+            "sfu_mix", a, l,
+        )?))
+    }),
+    ("divergent_loop", |a, l| {
+        Ok(Box::new(drivers::correlation::Correlation::new(
+            "divergent_loop",
+            a,
+            l,
+        )?))
+    }),
+    ("reduce_tree", |a, l| {
+        Ok(Box::new(drivers::correlation::Correlation::new(
+            "reduce_tree",
+            a,
+            l,
+        )?))
+    }),
+    ("transpose", |a, l| {
+        Ok(Box::new(drivers::correlation::Correlation::new(
+            "transpose",
+            a,
+            l,
+        )?))
+    }),
+    ("atomic_hist", |a, l| {
+        Ok(Box::new(drivers::correlation::Correlation::new(
+            "atomic_hist",
+            a,
+            l,
+        )?))
+    }),
+    ("gather_random", |a, l| {
+        Ok(Box::new(drivers::correlation::Correlation::new(
+            "gather_random",
+            a,
+            l,
+        )?))
+    }),
 ];
 
 /// Builds workload `name` from its arguments; unknown names and unknown

@@ -187,6 +187,13 @@ pub fn prepare(path: &Path, launch: Option<&Path>) -> Result<Prepared, RunError>
         }));
     }
     let program = crate::program::load(&ptx)?;
+    let entries: Vec<&str> = program
+        .module
+        .kernels
+        .iter()
+        .map(|k| k.name.as_str())
+        .collect();
+    manifest.check_regs_kernels(&entries)?;
     let (entry, entry_named) = match manifest.manifest.entry.as_deref() {
         // Several entries and none named: the workload picks per launch.
         None if program.module.kernels.len() > 1 => (0, false),

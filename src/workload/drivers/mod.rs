@@ -26,6 +26,8 @@
 //! | `backprop` | [`backprop::Backprop`] | `bpnn_layerforward_CUDA`, `bpnn_adjust_weights_cuda` | partial sums, weights, changes exact |
 //! | `histogram256_sdk` | [`histogram256_sdk::Histogram256Sdk`] | `histogram256Kernel`, `mergeHistogram256Kernel` | partial and merged histograms exact |
 //!
+//! | `stream_triad`, `compute_fma`, `sfu_mix`, `divergent_loop`, `reduce_tree`, `transpose`, `atomic_hist`, `gather_random` | [`correlation::Correlation`] | `kernels/correlation/*` (nvcc) | the output buffer exact (`sfu_mix`: rel 1e-3) |
+//!
 //! The nvcc-compiled benchmarks (`kernels/rodinia/`, `kernels/sdk/`) keep
 //! their input builders and references in their driver files.
 //!
@@ -41,6 +43,7 @@ pub mod backprop;
 pub mod bfs;
 pub mod buffers;
 pub mod chase;
+pub mod correlation;
 pub mod fwt;
 pub mod gather;
 pub mod gaussian;

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""Reads GPGPU-Sim's output (a replay app's log, run by run_gpgpusim.sh)
+and writes the reference figures of correlation/gtx480.toml.
+
+  parse_gpgpusim.py show LOG
+      print the figures of one log (and the extra facts, as comments)
+  parse_gpgpusim.py update TOML RESULTS
+      for every [[kernel]] of TOML whose RESULTS/NAME/{lrr,gto}/gpgpusim.log
+      exists, replace its [kernel.lrr] / [kernel.gto] tables with the
+      figures of that log; other keys are kept as they are
+
+GPGPU-Sim prints its statistics after every kernel; they are totals over
+the run so far, so the figures are the last value printed. docs/correlation.md
+says what each field means.
+"""
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+# gtx480.toml field -> the GPGPU-Sim statistic (last value in the log).
+FIELDS = [
+    ("cycles", r"^gpu_tot_sim_cycle = (\d+)"),
+    ("thread_insts", r"^gpu_tot_sim_insn = (\d+)"),
+    ("warp_insts", r"^gpgpu_n_tot_w_icount = (\d+)"),
+    ("launches", None),
+    ("l1d_accesses", r"^\s*L1D_total_cache_accesses = (\d+)"),
+    ("l1d_misses", r"^\s*L1D_total_cache_misses = (\d+)"),
+    ("l2_accesses", r"^L2_total_cache_accesses = (\d+)"),
+    ("l2_misses", r"^L2_total_cache_misses = (\d+)"),
+    ("dram_reads", None),
+    ("dram_writes", None),
+]
+
+# One channel's DRAM command counts (printed for every channel after every
+# kernel, totals since the start).
+DRAM_LINE = (
+    r"^n_cmd=\d+ n_nop=\d+ n_act=\d+ n_pre=\d+ n_ref_event=\d+ n_req=\d+ "
+    r"n_rd=(\d+) n_rd_L2_A=(\d+) n_write=(\d+) n_wr_bk=(\d+) "
+)
+
+# Extra facts (not in gtx480.toml): last value of each.
+EXTRA = [
+    ("ipc", r"^gpu_tot_ipc =\s*([\d.]+)"),
+    ("total_dram_reads_stat", r"^total dram reads = (\d+)"),
+    ("total_dram_writes_stat", r"^total dram writes = (\d+)"),
+    ("stall_shd_mem", r"^gpgpu_n_stall_shd_mem = (\d+)"),
+    ("avg_mem_latency", r"^averagemflatency = (\d+)"),
+    ("avg_icnt2mem_latency", r"^avg_icnt2mem_latency = (\d+)"),
+    ("avg_icnt2sh_latency", r"^avg_icnt2sh_latency = (\d+)"),
+    ("dram_eff", r"^dram_eff = ([\d.]+)"),
+    ("bw_util", r"^bwutil = ([\d.]+)"),
+    ("l1d_reservation_fails", r"^\s*L1D_total_cache_reservation_fails = (\d+)"),
+    ("l2_reservation_fails", r"^L2_total_cache_reservation_fails = (\d+)"),
+    ("gpu_stall_dramfull", r"^gpu_stall_dramfull = (\d+)"),
+    ("gpu_stall_icnt2sh", r"^gpu_stall_icnt2sh\s*= (\d+)"),
+    ("shmem_bank_conflict_stall", r"^gpgpu_stall_shd_mem\[s_mem\]\[bk_conf\] = (\d+)"),
+    ("gmem_coal_stall", r"^gpgpu_stall_shd_mem\[gl_mem\]\[coal_stall\] = (\d+)"),
+    ("gmem_data_port_stall", r"^gpgpu_stall_shd_mem\[gl_mem\]\[data_port_stall\] = (\d+)"),
+    ("n_load_insn", r"^gpgpu_n_load_insn\s*= (\d+)"),
+    ("n_store_insn", r"^gpgpu_n_store_insn\s*= (\d+)"),
+    ("n_shmem_insn", r"^gpgpu_n_shmem_insn\s*= (\d+)"),
+    ("n_mem_read_global", r"^gpgpu_n_mem_read_global = (\d+)"),
+    ("n_mem_write_global", r"^gpgpu_n_mem_write_global = (\d+)"),
+]
+
+
+def last(pattern, text):
+    found = re.findall(pattern, text, re.M)
+    return found[-1] if found else None
+
+
+def parse(log):
+    """The figures of one GPGPU-Sim log: (fields, extras). Raises
+    ValueError when the replay did not reproduce gpusim's result or a
+    statistic is missing."""
+    text = Path(log).read_text(errors="replace")
+    done = re.search(r"^replay: (\d+) launches, .* (SAME RESULT|MISMATCH)$", text, re.M)
+    if not done:
+        raise ValueError(f"{log}: the replay did not finish")
+    if done.group(2) != "SAME RESULT":
+        raise ValueError(f"{log}: the replay computed something else than gpusim")
+    uids = len(re.findall(r"^kernel_launch_uid = ", text, re.M))
+    launches = int(done.group(1))
+    if uids != launches:
+        raise ValueError(f"{log}: {uids} kernels in GPGPU-Sim's stats, {launches} replayed")
+    # DRAM traffic: the last block of per-channel command counts. A read
+    # command moves one 64-byte burst (a 32-byte sector request takes one);
+    # "total dram reads" cannot be used: it adds data_size / 64 in integer
+    # arithmetic, 0 for every 32-byte sector request.
+    channels = len(set(re.findall(r"^DRAM\[(\d+)\]: \d+ bks", text, re.M)))
+    dram = re.findall(DRAM_LINE, text, re.M)
+    if channels == 0 or len(dram) < channels:
+        raise ValueError(f"{log}: no DRAM command counts")
+    dram = [tuple(map(int, d)) for d in dram[-channels:]]
+    fields = {}
+    for key, pat in FIELDS:
+        if key == "launches":
+            fields[key] = launches
+            continue
+        if key == "dram_reads":
+            fields[key] = sum(d[0] + d[1] for d in dram)
+            continue
+        if key == "dram_writes":
+            fields[key] = sum(d[2] + d[3] for d in dram)
+            continue
+        v = last(pat, text)
+        if v is None:
+            raise ValueError(f"{log}: no `{pat}`")
+        fields[key] = int(v)
+    extras = {}
+    for key, pat in EXTRA:
+        v = last(pat, text)
+        if v is not None:
+            extras[key] = float(v) if "." in v else int(v)
+    # Register counts GPGPU-Sim's ptxas reported, per kernel.
+    regs = {}
+    for name, r in re.findall(
+        r"GPGPU-Sim PTX: Kernel '(\S+)' : regs=(\d+)", text
+    ):
+        regs[name] = int(r)
+    extras["regs"] = regs
+    return fields, extras
+
+
+def check_regs(manifest, regs, log):
+    """Fails unless the registers GPGPU-Sim's ptxas run reported for every
+    kernel equal the manifest's regs_per_thread (a number, or a table of
+    counts per kernel)."""
+    want = tomllib.loads(Path(manifest).read_text()).get("regs_per_thread")
+    if want is None:
+        raise ValueError(f"{manifest}: no regs_per_thread")
+    if not regs:
+        raise ValueError(f"{log}: no register counts")
+    for kernel, n in regs.items():
+        w = want.get(kernel) if isinstance(want, dict) else want
+        if w is not None and w != n:
+            raise ValueError(f"{log}: GPGPU-Sim's ptxas gives `{kernel}` {n} registers, {manifest} says {w}")
+
+
+def fmt_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return str(v)
+    return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def render(doc):
+    out = []
+    ref = doc.get("reference", {})
+    out.append("[reference]")
+    for k, v in ref.items():
+        out.append(f"{k} = {fmt_value(v)}")
+    for k in doc.get("kernel", []):
+        out.append("")
+        out.append("[[kernel]]")
+        for key, v in k.items():
+            if not isinstance(v, dict):
+                out.append(f"{key} = {fmt_value(v)}")
+        for sched in ("lrr", "gto"):
+            if sched in k:
+                out.append(f"[kernel.{sched}]")
+                for key, v in k[sched].items():
+                    out.append(f"{key} = {fmt_value(v)}")
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "show":
+        fields, extras = parse(argv[2])
+        for k, v in fields.items():
+            print(f"{k} = {v}")
+        for k, v in extras.items():
+            print(f"# {k} = {v}")
+        return 0
+    if len(argv) == 4 and argv[1] == "update":
+        path, results = Path(argv[2]), Path(argv[3])
+        header = []
+        for line in path.read_text().splitlines():
+            if not line.startswith("#"):
+                break
+            header.append(line)
+        doc = tomllib.loads(path.read_text())
+        for k in doc.get("kernel", []):
+            for sched in ("lrr", "gto"):
+                log = results / k["name"] / sched / "gpgpusim.log"
+                if log.exists():
+                    try:
+                        fields, extras = parse(log)
+                        check_regs(k["manifest"], extras["regs"], log)
+                    except ValueError as e:
+                        print(f"skipped: {e}", file=sys.stderr)
+                        continue
+                    k[sched] = fields
+                    print(f"{k['name']} {sched}: {fields['cycles']} cycles", file=sys.stderr)
+        text = render(doc)
+        path.write_text(("\n".join(header) + "\n\n" if header else "") + text)
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
