@@ -445,6 +445,10 @@ fn svg_structure_and_mapping() {
         2,
         "the two lrr points are outside ±20%"
     );
+    assert!(
+        svg.contains(">up&lt;&amp;&gt; (lrr)</text>") && svg.contains(">down (lrr)</text>"),
+        "{svg}"
+    );
     // The summaries are in the title area.
     assert!(
         svg.contains("gto: MAE 0.0%, r n/a, 1/1 within ±20%"),

@@ -19,7 +19,8 @@
 //! `0.8 x ≤ y ≤ 1.2 x` (clipped to the plot), the dashed line `y = x`, one
 //! marker per run (lrr: blue circles, gto: orange squares) with a
 //! `<title>` tooltip naming the kernel and its figures, and a small label
-//! beside each marker outside the band.
+//! naming each kernel with runs outside the band (and which schedulers)
+//! beside the first such marker.
 
 use std::fmt::Write as _;
 
@@ -198,9 +199,17 @@ pub fn scatter(c: &Correlation) -> String {
         o,
         "<text class=\"title\" x=\"{cx}\" y=\"24\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">gpusim vs GPGPU-Sim: cycles per kernel and scheduler</text>"
     );
+    // The simulator's name without its parenthesized details, so the line
+    // fits the picture's width.
+    let simulator = c
+        .provenance
+        .simulator
+        .split(" (")
+        .next()
+        .unwrap_or_default();
     let what = format!(
-        "gpusim config {} · reference {} ({})",
-        c.config, c.reference_file, c.provenance.simulator
+        "gpusim config {} · {simulator} figures from {}",
+        c.config, c.reference_file
     );
     let _ = writeln!(
         o,
@@ -389,16 +398,30 @@ pub fn scatter(c: &Correlation) -> String {
         }
     }
     let _ = writeln!(o, "</g>");
+    // One label per kernel with runs outside the band, beside its first
+    // such run, naming the schedulers.
     let _ = writeln!(o, "<g class=\"labels\" font-size=\"9\" fill=\"#444\">");
-    for p in pts.iter().filter(|p| (p.ratio - 1.0).abs() > BAND + 1e-12) {
+    let outside: Vec<&Point<'_>> = pts
+        .iter()
+        .filter(|p| (p.ratio - 1.0).abs() > BAND + 1e-12)
+        .collect();
+    for (i, p) in outside.iter().enumerate() {
+        if outside[..i].iter().any(|q| q.kernel == p.kernel) {
+            continue;
+        }
+        let scheds: Vec<&str> = outside
+            .iter()
+            .filter(|q| q.kernel == p.kernel)
+            .map(|q| q.sched.name())
+            .collect();
         let (x, y) = (d.x(p.reference as f64), d.y(p.gpusim as f64));
         let _ = writeln!(
             o,
-            "<text class=\"label\" x=\"{:.2}\" y=\"{:.2}\">{} {}</text>",
-            x + 6.0,
-            y - 5.0,
+            "<text class=\"label\" x=\"{:.2}\" y=\"{:.2}\">{} ({})</text>",
+            x + 7.0,
+            y - 6.0,
             escape(p.kernel),
-            p.sched.name()
+            scheds.join(", ")
         );
     }
     let _ = writeln!(o, "</g>");
