@@ -6,8 +6,8 @@
 For every [[kernel]] of TOML (default correlation/gtx480.toml) that has
 reference figures, runs `GPUSIM run MANIFEST --sched S --json F` for S in
 lrr and gto (GPUSIM default target/release/gpusim) and prints a markdown
-table: cycles, thread IPC, L1D and L2 hit rates, DRAM reads and writes of
-both simulators, and the cycle error. Ends with the mean absolute error and
+table: cycles, thread IPC, L1D accesses and misses, L2 accesses and hit
+rates, DRAM reads and writes of both simulators (in each one's units), and the cycle error. Ends with the mean absolute error and
 the correlation of the cycle counts. Run from the repository root.
 """
 import json
@@ -37,7 +37,9 @@ def gpusim(binary, manifest, sched):
     return {
         "cycles": d["cycles"],
         "thread_insts": d["thread_insts"],
-        "l1_hit": pct(l1["accesses"] - l1["misses"], l1["accesses"]),
+        "l1_acc": l1["accesses"] + l1["stores"],
+        "l1_miss": l1["misses"],
+        "l2_acc": mem["l2_accesses"],
         "l2_hit": pct(mem["l2_hits"], mem["l2_accesses"]),
         "dram_reads": mem["dram_reads"],
         "dram_writes": mem["dram_writes"],
@@ -50,9 +52,10 @@ def main(argv):
     doc = tomllib.loads(toml.read_text())
     print(
         "| kernel | sched | GPGPU-Sim cycles | gpusim cycles | error | IPC ref / ours "
-        "| L1D hit % ref / ours | L2 hit % ref / ours | DRAM rd ref (cmds) / ours | DRAM wr ref / ours |"
+        "| L1D acc ref / ours (ld+st) | L1D miss ref / ours (ld) | L2 acc ref (32 B) / ours (128 B) "
+        "| L2 hit % ref / ours | DRAM rd ref (bursts) / ours (lines) | DRAM wr ref / ours |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     errors, pairs = [], []
     for k in doc.get("kernel", []):
         for sched in ("lrr", "gto"):
@@ -70,7 +73,8 @@ def main(argv):
             print(
                 f"| {k['name']} | {sched} | {ref['cycles']} | {ours['cycles']} | {100 * err:+.1f}% "
                 f"| {ref['thread_insts'] / ref['cycles']:.1f} / {ours['thread_insts'] / ours['cycles']:.1f} "
-                f"| {pct(ref['l1d_accesses'] - ref['l1d_misses'], ref['l1d_accesses'])} / {ours['l1_hit']} "
+                f"| {ref['l1d_accesses']} / {ours['l1_acc']} | {ref['l1d_misses']} / {ours['l1_miss']} "
+                f"| {ref['l2_accesses']} / {ours['l2_acc']} "
                 f"| {pct(ref['l2_accesses'] - ref['l2_misses'], ref['l2_accesses'])} / {ours['l2_hit']} "
                 f"| {ref['dram_reads']} / {ours['dram_reads']} | {ref['dram_writes']} / {ours['dram_writes']} |"
             )
