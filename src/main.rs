@@ -295,6 +295,57 @@ enum Command {
         #[arg(long = "kernel", value_name = "NAME")]
         kernels: Vec<String>,
     },
+    /// Compare gpusim's timing model with committed GPGPU-Sim figures: run
+    /// every kernel of the reference file under each scheduler it has
+    /// figures for (lrr, gto) and print, per kernel and scheduler, cycles
+    /// on both sides and their ratio, IPC, L1D and L2 hit rates, DRAM reads
+    /// and writes and whether the thread-instruction counts agree; then
+    /// whether each kernel keeps GPGPU-Sim's IPC order of lrr vs gto, and
+    /// per scheduler and overall the mean absolute relative error of
+    /// cycles, the largest error, the runs within +-20% and Pearson's r.
+    ///
+    /// One progress line per finished run on stderr. Exit status 0 (also
+    /// when targets are missed: it is a report), 2 on an error (reference
+    /// file, configuration, selection, an output file, or a run that
+    /// failed or whose check failed; the report is still printed).
+    Correlate {
+        /// The reference file (default: correlation/gtx480.toml under the
+        /// current directory, else under the source tree gpusim was built
+        /// from). Its manifest paths are relative to the current directory
+        /// (the repository root).
+        #[arg(value_name = "REFERENCE")]
+        reference: Option<PathBuf>,
+        /// Compare only these schedulers (comma-separated or repeated:
+        /// `lrr`, `gto`; default: every scheduler the file has figures
+        /// for).
+        #[arg(long = "sched", value_name = "LIST", value_delimiter = ',')]
+        sched: Vec<String>,
+        /// Compare only this kernel (its name in the file; repeatable).
+        #[arg(long = "kernel", value_name = "NAME")]
+        kernels: Vec<String>,
+        /// Worker threads for the independent runs (default: all cores;
+        /// results do not depend on it).
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
+        /// Also write the whole comparison (both sides, ratios, summaries,
+        /// IPC order) as JSON to FILE.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Also write an SVG scatter plot of gpusim cycles against
+        /// GPGPU-Sim cycles (log-log, y = x and the +-20% band) to FILE.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+        /// Print the tables as Markdown (the README's form) instead of
+        /// plain text.
+        #[arg(long)]
+        markdown: bool,
+        /// gpusim's machine: a preset or a TOML file.
+        #[arg(long, default_value = "gtx480", value_name = "PRESET|FILE")]
+        config: String,
+        /// Override one config field (repeatable), e.g. `--set l1d.ways=8`.
+        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        sets: Vec<(String, String)>,
+    },
     /// Print a machine configuration, resolved and validated: every field
     /// with a comment. Exit status 2 on an error.
     Config {
@@ -380,6 +431,99 @@ fn repro_daws(
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// The flags of `gpusim correlate`.
+struct CorrelateFlags {
+    reference: Option<PathBuf>,
+    sched: Vec<String>,
+    kernels: Vec<String>,
+    jobs: Option<usize>,
+    json: Option<PathBuf>,
+    svg: Option<PathBuf>,
+    markdown: bool,
+    config: String,
+    sets: Vec<(String, String)>,
+}
+
+/// `gpusim correlate`.
+fn correlate(f: CorrelateFlags, colour: bool) -> ExitCode {
+    use gpusim::report::correlate;
+    let mut scheds = Vec::new();
+    for name in &f.sched {
+        match correlate::Sched::parse(name) {
+            Some(s) if !scheds.contains(&s) => scheds.push(s),
+            Some(_) => {}
+            None => {
+                eprintln!(
+                    "error: --sched `{name}`: the reference has figures for lrr and gto only"
+                );
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if f.jobs == Some(0) {
+        eprintln!("error: --jobs 0: at least one thread is needed");
+        return ExitCode::from(2);
+    }
+    let outputs = f.json.iter().chain(f.svg.iter()).map(PathBuf::as_path);
+    if let Err(e) = gpusim::workload::runner::check_writable(outputs) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    let (reference, root) = match f.reference {
+        Some(r) => (r, PathBuf::from(".")),
+        None => correlate::default_location(),
+    };
+    let opts = correlate::Options {
+        reference,
+        root,
+        config: f.config,
+        sets: f.sets,
+        scheds,
+        kernels: f.kernels,
+        jobs: f.jobs.unwrap_or_else(gpusim::timing::sweep::default_jobs),
+    };
+    let start = std::time::Instant::now();
+    let progress = |line: &str| eprintln!("{line}");
+    let c = match correlate::run(&opts, &progress) {
+        Ok(c) => c,
+        Err(e) => {
+            eprint!("{}", e.render(colour));
+            return ExitCode::from(2);
+        }
+    };
+    let runs: usize = c.kernels.iter().map(|k| k.runs.len()).sum();
+    eprintln!(
+        "{runs} run{} done in {:.1} s with {} job{}",
+        if runs == 1 { "" } else { "s" },
+        start.elapsed().as_secs_f64(),
+        opts.jobs,
+        if opts.jobs == 1 { "" } else { "s" }
+    );
+    if f.markdown {
+        out!("{}", correlate::render::markdown(&c));
+    } else {
+        out!("{}", correlate::render::text(&c));
+    }
+    let mut status = if c.errors().is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    };
+    let files = [
+        (f.json.as_deref(), c.to_json() + "\n"),
+        (f.svg.as_deref(), correlate::svg::scatter(&c)),
+    ];
+    for (path, text) in files {
+        if let Some(path) = path
+            && let Err(e) = std::fs::write(path, text)
+        {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            status = ExitCode::from(2);
+        }
+    }
+    status
 }
 
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
@@ -1174,6 +1318,30 @@ fn main() -> ExitCode {
             dir,
             kernels,
         } => repro_daws(jobs, json.as_deref(), quick, dir, kernels, colour),
+        Command::Correlate {
+            reference,
+            sched,
+            kernels,
+            jobs,
+            json,
+            svg,
+            markdown,
+            config,
+            sets,
+        } => correlate(
+            CorrelateFlags {
+                reference,
+                sched,
+                kernels,
+                jobs,
+                json,
+                svg,
+                markdown,
+                config,
+                sets,
+            },
+            colour,
+        ),
         Command::Config { spec, sets } => match gpusim::config::load_config(&spec, &sets) {
             Ok(c) => {
                 out!("{}", c.to_toml());

@@ -716,7 +716,7 @@ fn run_best_swl(job: &Job, cfg: &GpuConfig, jobs: usize) -> Result<CellRun, Stri
 }
 
 /// Runs `f` on every item on `jobs` threads; results in item order.
-fn pool<T, R>(jobs: usize, items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R>
+pub(crate) fn pool<T, R>(jobs: usize, items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R>
 where
     T: Sync,
     R: Send,
