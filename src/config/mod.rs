@@ -170,6 +170,10 @@ pub struct L1dConfig {
     /// Index sets with the Fermi L1 hash (32 or 64 sets) instead of line
     /// address mod sets.
     pub hash_sets: bool,
+    /// Reserve a way for a missing line when the miss is sent (evicting
+    /// then), not when its data arrives; a miss finding every way of its
+    /// set reserved waits.
+    pub allocate_on_miss: bool,
 }
 
 /// The operand collector between issue and the functional units (see
@@ -429,6 +433,7 @@ impl GpuConfig {
                 mshr_merge: 8,
                 miss_latency: 35,
                 hash_sets: true,
+                allocate_on_miss: true,
             },
             shared: SharedConfig {
                 banks: 32,

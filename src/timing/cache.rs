@@ -43,6 +43,9 @@ pub struct TagArray {
     clock: u64,
     /// log2 of the line size in bytes when the Fermi hash indexes sets.
     hash_line_log2: Option<u32>,
+    /// Each way reserved for a line whose fill is outstanding
+    /// ([`TagArray::reserve`]): not a hit, never a victim.
+    reserved: Vec<bool>,
 }
 
 impl TagArray {
@@ -62,6 +65,7 @@ impl TagArray {
             dirty_sectors: vec![0; n],
             clock: 0,
             hash_line_log2: None,
+            reserved: vec![false; n],
         }
     }
 
@@ -122,8 +126,58 @@ impl TagArray {
     pub fn access(&mut self, line: u64) -> Option<u32> {
         self.clock += 1;
         let w = self.find(line)?;
+        if self.reserved[w] {
+            return None;
+        }
         self.stamps[w] = self.clock;
         Some(self.owners[w])
+    }
+
+    /// Allocates a way for missing `line` now, before its data arrives
+    /// (GPGPU-Sim's allocate-on-miss, `m` in `-gpgpu_cache:dl1`): the first
+    /// invalid way of its set, else the least recently used way not
+    /// reserved itself. The way stays reserved — no hit, no victim — until
+    /// [`TagArray::fill`] brings the line. `Err` when every way of the set
+    /// is reserved or the line already is (the miss must wait: a
+    /// reservation failure). Returns the valid line evicted, if any.
+    pub fn reserve(&mut self, line: u64, owner: u32) -> Result<Option<Evicted>, ()> {
+        self.clock += 1;
+        let clock = self.clock;
+        let s = self.set(line);
+        let mut invalid = None;
+        let (mut lru, mut oldest) = (None, u64::MAX);
+        for i in 0..self.ways {
+            let (l, t, r) = (self.lines[s + i], self.stamps[s + i], self.reserved[s + i]);
+            if l == line {
+                return Err(());
+            }
+            if r {
+                continue;
+            }
+            if l == INVALID {
+                invalid.get_or_insert(i);
+            } else if t < oldest {
+                (lru, oldest) = (Some(i), t);
+            }
+        }
+        let Some(w) = invalid.or(lru) else {
+            return Err(());
+        };
+        let victim = s + w;
+        let old = Evicted {
+            line: self.lines[victim],
+            owner: self.owners[victim],
+            dirty: self.dirty[victim],
+            dirty_sectors: self.dirty_sectors[victim],
+        };
+        self.lines[victim] = line;
+        self.stamps[victim] = clock;
+        self.owners[victim] = owner;
+        self.dirty[victim] = false;
+        self.valid_sectors[victim] = 0;
+        self.dirty_sectors[victim] = 0;
+        self.reserved[victim] = true;
+        Ok((old.line != INVALID).then_some(old))
     }
 
     /// True if `line` is present (no LRU update).
@@ -179,10 +233,14 @@ impl TagArray {
         for (i, (&l, &t)) in lines.iter().zip(stamps).enumerate() {
             if l == line {
                 self.stamps[s + i] = clock;
+                self.reserved[s + i] = false;
                 self.dirty[s + i] |= dirty != 0;
                 self.valid_sectors[s + i] |= valid | dirty;
                 self.dirty_sectors[s + i] |= dirty;
                 return None;
+            }
+            if self.reserved[s + i] {
+                continue;
             }
             if l == INVALID {
                 invalid.get_or_insert(i);
@@ -191,6 +249,7 @@ impl TagArray {
             }
         }
         let victim = s + invalid.unwrap_or(lru);
+        self.reserved[victim] = false;
         let old = Evicted {
             line: self.lines[victim],
             owner: self.owners[victim],
@@ -209,6 +268,8 @@ impl TagArray {
     /// Removes `line`; returns true if it was present.
     pub fn invalidate(&mut self, line: u64) -> bool {
         match self.find(line) {
+            // A reserved way waits for its fill.
+            Some(w) if self.reserved[w] => false,
             Some(w) => {
                 self.lines[w] = INVALID;
                 self.dirty[w] = false;
@@ -222,6 +283,7 @@ impl TagArray {
     pub fn clear(&mut self) {
         self.lines.fill(INVALID);
         self.dirty.fill(false);
+        self.reserved.fill(false);
     }
 
     /// Lines in total.
@@ -334,5 +396,24 @@ mod tests {
         plain.fill(0, 0, false);
         plain.fill(64, 0, false); // 64 mod 32 = 0: evicts line 0
         assert!(!plain.contains(0) && plain.contains(64));
+    }
+
+    #[test]
+    fn reserved_ways_are_neither_hits_nor_victims() {
+        // One set of two ways.
+        let mut c = TagArray::new(1, 2);
+        assert_eq!(c.reserve(10, 1), Ok(None));
+        assert_eq!(c.access(10), None, "pending, not a hit");
+        assert_eq!(c.reserve(10, 1), Err(()), "already reserved");
+        assert_eq!(c.reserve(11, 2), Ok(None));
+        assert_eq!(c.reserve(12, 3), Err(()), "every way reserved");
+        // A fill of an unreserved line cannot take a reserved way... it
+        // falls back to a way anyway only when all are reserved; fill 10.
+        assert_eq!(c.fill(10, 1, false), None);
+        assert_eq!(c.access(10), Some(1));
+        // Now 12 may evict 10 (the only unreserved way).
+        let e = c.reserve(12, 3).expect("way 10 is free").expect("evicts 10");
+        assert_eq!(e.line, 10);
+        assert!(!c.invalidate(12), "a pending line is not invalidated");
     }
 }

@@ -276,7 +276,31 @@ impl Sm {
                     m.waiters.push(job.inflight);
                     true
                 } else if let Some(i) = self.mshr_index.first_free() {
-                    if mem.can_inject(self.id, now) {
+                    // Allocate on miss: a way of the line's set is
+                    // reserved now; none free is a reservation failure
+                    // (the unit waits for a fill, like a full MSHR file).
+                    let reserved = if !cfg.l1d.allocate_on_miss {
+                        Ok(None)
+                    } else if mem.can_inject(self.id, now) {
+                        self.l1d.reserve(r.line, dyn_id)
+                    } else {
+                        Ok(None)
+                    };
+                    if reserved.is_err() {
+                        self.ldst_stall = LdStStall::Mshr;
+                        false
+                    } else if mem.can_inject(self.id, now) {
+                        if let Ok(Some(ev)) = reserved {
+                            self.stats.l1d.evictions += 1;
+                            if let Some(&s) = self
+                                .live_slots
+                                .iter()
+                                .find(|&&s| self.warps[s as usize].dyn_id == ev.owner)
+                            {
+                                self.vta.insert(s, ev.line);
+                            }
+                        }
+                        let st = &mut self.stats.l1d;
                         st.accesses += 1;
                         st.misses += 1;
                         job.outcomes[2] += 1;
