@@ -174,6 +174,9 @@ pub struct L1dConfig {
     /// then), not when its data arrives; a miss finding every way of its
     /// set reserved waits.
     pub allocate_on_miss: bool,
+    /// Global atomics make one request per segment of this many bytes and
+    /// per group of lanes touching distinct bytes in it.
+    pub atomic_segment: u32,
 }
 
 /// The operand collector between issue and the functional units (see
@@ -434,6 +437,7 @@ impl GpuConfig {
                 miss_latency: 35,
                 hash_sets: true,
                 allocate_on_miss: true,
+                atomic_segment: 32,
             },
             shared: SharedConfig {
                 banks: 32,

@@ -228,6 +228,7 @@ schema! {
         mshr_merge: U32 <= 65_536, "requests one MSHR can merge, the first included";
         miss_latency: U32 <= 1_000_000, "cycles a missing load or a store spends in the L1D pipeline before leaving for L2";
         allocate_on_miss: Bool <= 1, "reserve (and evict for) a missing line's way when the miss is sent; a miss finding every way of its set reserved waits (a reservation failure, counted in mshr_full)";
+        atomic_segment: U32 <= 128, "global atomics: one request per segment of this many bytes and per group of lanes touching distinct bytes of it (lanes updating one word go in separate requests)";
         hash_sets: Bool <= 1, "index sets with GPGPU-Sim's Fermi L1 hash (bits 7-11 xor 13,14,15,17,19; needs 32 or 64 sets) instead of line mod sets";
     }
     shared: SharedConfig, "shared memory, per SM" {

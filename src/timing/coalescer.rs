@@ -72,6 +72,61 @@ pub fn coalesce(
     }
 }
 
+/// The requests of an atomic instruction, as GPGPU-Sim's Fermi atomic
+/// coalescing makes them (`memory_coalescing_arch_atomic`): one per
+/// `segment`-byte segment the lanes touch and, within a segment, one per
+/// group of lanes whose bytes do not overlap (lanes updating the same
+/// word need separate requests), each lane joining the first group it
+/// fits, in lane order. Requests carry their L1D line (`line_size`) and
+/// chunks like [`coalesce`]'s.
+pub fn coalesce_atomic(
+    mask: u64,
+    size: u32,
+    line_size: u32,
+    segment: u32,
+    addr: impl Fn(usize) -> u64,
+    out: &mut Vec<LineRequest>,
+) {
+    out.clear();
+    let seg = u64::from(segment.clamp(1, 128));
+    let ls = u64::from(line_size.max(1));
+    let chunk_shift = (ls / 32).max(1).trailing_zeros();
+    let size = u64::from(size.max(1)).min(seg);
+    // Per request: its segment and the bytes of it taken.
+    let mut groups: Vec<(u64, u128)> = Vec::new();
+    let mut m = mask;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let a = addr(l);
+        let s = a / seg;
+        let off = a % seg;
+        let bits: u128 = if size >= 128 {
+            u128::MAX
+        } else {
+            ((1u128 << size) - 1) << off.min(127)
+        };
+        let line = a / ls;
+        let lo = a - line * ls;
+        let chunks = chunk_bits(lo, (lo + size).min(ls), chunk_shift);
+        match groups.iter().position(|&(gs, gb)| gs == s && gb & bits == 0) {
+            Some(i) => {
+                groups[i].1 |= bits;
+                out[i].bytes += size as u32;
+                out[i].chunks |= chunks;
+            }
+            None => {
+                groups.push((s, bits));
+                out.push(LineRequest {
+                    line,
+                    bytes: size as u32,
+                    chunks,
+                });
+            }
+        }
+    }
+}
+
 /// Adds `bytes` of `line` to the request list `out`: to the request
 /// already there for the line, else as a new request at the end. Past
 /// `LINEAR` requests, lines are found through an open-addressed table of
@@ -424,5 +479,23 @@ mod tests {
         assert_eq!(bank_conflict_degree(full, 4, 32, 4, |l| 128 * l as u64), 32);
         assert_eq!(bank_conflict_degree(full, 8, 32, 4, |l| 8 * l as u64), 2);
         assert_eq!(bank_conflict_degree(0, 4, 32, 4, |l| l as u64), 0);
+    }
+
+    #[test]
+    fn atomics_split_by_segment_and_by_colliding_lanes() {
+        let mut out = Vec::new();
+        // 32 lanes, 4-byte atomics on 8 words (lane % 8): one 32-byte
+        // segment, each word hit by 4 lanes: 4 requests of 8 words each.
+        coalesce_atomic(u64::from(u32::MAX), 4, 128, 32, |l| 0x1000 + 4 * (l as u64 % 8), &mut out);
+        assert_eq!(out.len(), 4);
+        assert!(out.iter().all(|r| r.bytes == 32 && r.line == 0x1000 / 128));
+        // Distinct words over two segments: 2 requests.
+        coalesce_atomic(0xFFFF, 4, 128, 32, |l| 0x2000 + 4 * l as u64, &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0].bytes, 32);
+        assert_eq!(out[1].bytes, 32);
+        // All lanes on one word: one request per lane.
+        coalesce_atomic(0xFF, 4, 128, 32, |_| 0x3000, &mut out);
+        assert_eq!(out.len(), 8);
     }
 }

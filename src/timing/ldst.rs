@@ -21,7 +21,7 @@ use crate::func::GlobalMemory;
 use crate::func::exec::perform_atomic;
 use crate::ir::Space;
 use crate::sched::LoadFeedback;
-use crate::timing::coalescer::{bank_conflict_degree, coalesce};
+use crate::timing::coalescer::{bank_conflict_degree, coalesce, coalesce_atomic};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, LdStJob, LdStStall, Mshr, Sm, SmEvent};
 
@@ -128,7 +128,18 @@ impl Sm {
                             a
                         }
                     };
-                    coalesce(d.exec, m.size, cfg.l1d.line, addr, &mut job.reqs);
+                    if kind == JobKind::Atomic {
+                        coalesce_atomic(
+                            d.exec,
+                            m.size,
+                            cfg.l1d.line,
+                            cfg.l1d.atomic_segment,
+                            addr,
+                            &mut job.reqs,
+                        );
+                    } else {
+                        coalesce(d.exec, m.size, cfg.l1d.line, addr, &mut job.reqs);
+                    }
                 }
                 job.slot = slot;
                 job.next = 0;
