@@ -74,15 +74,35 @@ pub fn deposit_bits(mask: u64, packed: u64) -> u64 {
     out
 }
 
-/// Removes the bits of `mask` from `value`, closing the gaps.
+/// Removes the bits of `mask` from `value`, closing the gaps (one step per
+/// bit of `mask`, highest first, so the lower positions stay put).
 fn remove_bits(mask: u64, value: u64) -> u64 {
-    pack_bits(!mask, value)
+    let mut v = value;
+    let mut m = mask;
+    while m != 0 {
+        let b = 63 - m.leading_zeros();
+        let low = v & ((1u64 << b) - 1);
+        v = low | ((v >> b) >> 1) << b;
+        m &= !(1u64 << b);
+    }
+    v
 }
 
 /// Inserts the low bits of `bits` at the positions of `mask` into `value`
-/// (the inverse of [`remove_bits`]).
+/// (the inverse of [`remove_bits`]; one step per bit of `mask`, lowest
+/// first).
 fn insert_bits(mask: u64, value: u64, bits: u64) -> u64 {
-    deposit_bits(!mask, value) | deposit_bits(mask, bits)
+    let mut v = value;
+    let mut m = mask;
+    let mut i = 0;
+    while m != 0 {
+        let b = m.trailing_zeros();
+        let low = v & ((1u64 << b) - 1);
+        v = low | (((bits >> i) & 1) << b) | ((v >> b) << 1) << b;
+        m &= m - 1;
+        i += 1;
+    }
+    v
 }
 
 impl AddrMap {
@@ -129,6 +149,22 @@ impl AddrMap {
             col: pack_bits(self.col_mask, rest),
             local: remove_bits(self.sub_mask, rest),
         }
+    }
+
+    /// The slice of a byte address and the address within the slice (what
+    /// [`AddrMap::decode`] gives as `slice` and `local`, without the bank,
+    /// row and column).
+    pub fn slice_local(&self, addr: u64) -> (u32, u64) {
+        let s = self.channel_bit;
+        let low = addr & ((1u64 << s) - 1);
+        let high = addr >> s;
+        let channel = (high % self.channels) as u32;
+        let rest = ((high / self.channels) << s) | low;
+        let sub = pack_bits(self.sub_mask, rest) as u32;
+        (
+            channel * self.per_channel + sub,
+            remove_bits(self.sub_mask, rest),
+        )
     }
 
     /// The byte address whose slice is `slice` and whose address within
@@ -209,5 +245,20 @@ mod tests {
         assert_eq!(pack_bits(0xE100, 0xA100), 0b1011);
         assert_eq!(deposit_bits(0xE100, 0b1011), 0xA100);
         assert_eq!(pack_bits(0, 0xFFFF), 0);
+    }
+
+    #[test]
+    fn bit_removal_and_insertion_invert_each_other() {
+        for (mask, value) in [(0x100u64, 0x1234_5678u64), (0xE100, 0xFFFF_FFFF), (0x6, 0x5), (0, 77)] {
+            let removed = remove_bits(mask, value);
+            assert_eq!(removed, pack_bits(!mask, value), "{mask:#x} {value:#x}");
+            let back = insert_bits(mask, removed, pack_bits(mask, value));
+            assert_eq!(back, value, "{mask:#x} {value:#x}");
+        }
+        let m = gtx480();
+        for addr in [0u64, 0x80, 0x1234_5600, 0xdead_beef_00] {
+            let l = m.decode(addr);
+            assert_eq!(m.slice_local(addr), (l.slice, l.local));
+        }
     }
 }

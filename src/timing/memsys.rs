@@ -302,10 +302,10 @@ impl MemSys {
     /// The slice of a byte address and the line's address within it (its
     /// tag in the slice).
     fn slice_of(&self, addr: u64) -> (usize, u64) {
-        let loc = self.dram.map().decode(addr);
+        let (slice, local) = self.dram.map().slice_local(addr);
         (
-            (loc.slice as usize).min(self.slices.len() - 1),
-            loc.local / self.l2_line,
+            (slice as usize).min(self.slices.len() - 1),
+            local / self.l2_line,
         )
     }
 
@@ -352,12 +352,18 @@ impl MemSys {
             return;
         }
         let sector = self.sector_bytes.max(1);
-        let mut a = addr - addr % sector;
-        while a < addr + len {
+        let end = addr + len;
+        // One tag update per line, with the sectors the copy covers.
+        let mut a = addr - addr % self.l2_line;
+        while a < end {
             let (s, line) = self.slice_of(a);
-            let bit = 1u32 << ((a % self.l2_line) / sector);
-            self.slices[s].tags.fill_sectors(line, 0, bit, 0);
-            a += sector;
+            let lo = addr.max(a) - a;
+            let hi = end.min(a + self.l2_line) - a;
+            let first = lo / sector;
+            let last = (hi - 1) / sector;
+            let bits = ((1u64 << (last + 1)) - (1u64 << first)) as u32;
+            self.slices[s].tags.fill_sectors(line, 0, bits, 0);
+            a += self.l2_line;
         }
     }
 

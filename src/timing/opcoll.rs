@@ -89,10 +89,12 @@ pub struct OperandCollector {
     pub sets: [CollectorSet; 2],
     /// Next cycle each register bank can serve a read.
     bank_free: Vec<u64>,
-    /// Per bank, the future cycles in which a result is written to it
-    /// (a write takes the bank's port for that cycle; GPGPU-Sim gives
-    /// writes priority over reads), ascending.
-    bank_writes: Vec<Vec<u64>>,
+    /// Per bank, the cycles in which a result is written to it (a write
+    /// takes the bank's port for that cycle; GPGPU-Sim gives writes
+    /// priority over reads): bit `i` of the mask is cycle `base + i`.
+    /// Writes more than 64 cycles ahead of the bank's base are not booked
+    /// (only long SFU operations write back that late).
+    bank_writes: Vec<(u64, u64)>,
     /// Dispatch port of memory instructions (one, in front of the LD/ST
     /// unit).
     mem_port: u64,
@@ -116,7 +118,7 @@ impl OperandCollector {
                 CollectorSet::new(o.sfu_collectors, o.sfu_dispatch),
             ],
             bank_free: vec![0; o.reg_banks.max(1) as usize],
-            bank_writes: vec![Vec::new(); o.reg_banks.max(1) as usize],
+            bank_writes: vec![(0, 0); o.reg_banks.max(1) as usize],
             mem_port: 0,
         }
     }
@@ -129,18 +131,17 @@ impl OperandCollector {
         let mut done = from;
         for &r in regs {
             let b = ((u64::from(r) + u64::from(slot)) % banks) as usize;
-            let writes = &mut self.bank_writes[b];
-            // Writes before `from - 2` (the issue cycle) are over.
-            let past = writes.partition_point(|&w| w + 2 < from);
-            writes.drain(..past);
+            // Writes before `from` are over: move the window there.
+            let (base, mask) = &mut self.bank_writes[b];
+            if from > *base {
+                let shift = from - *base;
+                *mask = if shift >= 64 { 0 } else { *mask >> shift };
+                *base = from;
+            }
             let mut at = self.bank_free[b].max(from);
             // Skip the cycles in which a result is written to the bank.
-            for &w in writes.iter() {
-                if w == at {
-                    at += 1;
-                } else if w > at {
-                    break;
-                }
+            while at - *base < 64 && *mask >> (at - *base) & 1 == 1 {
+                at += 1;
             }
             self.bank_free[b] = at + 1;
             done = done.max(at + 1);
@@ -154,10 +155,9 @@ impl OperandCollector {
         let banks = self.bank_free.len() as u64;
         for &r in regs {
             let b = ((u64::from(r) + u64::from(slot)) % banks) as usize;
-            let writes = &mut self.bank_writes[b];
-            let i = writes.partition_point(|&w| w < at);
-            if writes.get(i) != Some(&at) {
-                writes.insert(i, at);
+            let (base, mask) = &mut self.bank_writes[b];
+            if at >= *base && at - *base < 64 {
+                *mask |= 1 << (at - *base);
             }
         }
     }
