@@ -37,6 +37,7 @@ def gpusim(binary, manifest, sched):
     return {
         "cycles": d["cycles"],
         "thread_insts": d["thread_insts"],
+        "warp_insts": d["warp_insts"],
         "l1_acc": l1["accesses"] + l1["stores"],
         "l1_miss": l1["misses"],
         "l2_acc": mem["l2_accesses"],
@@ -53,9 +54,9 @@ def main(argv):
     print(
         "| kernel | sched | GPGPU-Sim cycles | gpusim cycles | error | IPC ref / ours "
         "| L1D acc ref / ours (ld+st) | L1D miss ref / ours (ld) | L2 acc ref (32 B) / ours (128 B) "
-        "| L2 hit % ref / ours | DRAM rd ref (bursts) / ours (lines) | DRAM wr ref / ours |"
+        "| L2 hit % ref / ours | DRAM rd ref (bursts) / ours (lines) | DRAM wr ref / ours | same insts |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     errors, pairs = [], []
     for k in doc.get("kernel", []):
         for sched in ("lrr", "gto"):
@@ -76,7 +77,8 @@ def main(argv):
                 f"| {ref['l1d_accesses']} / {ours['l1_acc']} | {ref['l1d_misses']} / {ours['l1_miss']} "
                 f"| {ref['l2_accesses']} / {ours['l2_acc']} "
                 f"| {pct(ref['l2_accesses'] - ref['l2_misses'], ref['l2_accesses'])} / {ours['l2_hit']} "
-                f"| {ref['dram_reads']} / {ours['dram_reads']} | {ref['dram_writes']} / {ours['dram_writes']} |"
+                f"| {ref['dram_reads']} / {ours['dram_reads']} | {ref['dram_writes']} / {ours['dram_writes']} "
+                f"| {'yes' if (ref['warp_insts'], ref['thread_insts']) == (ours['warp_insts'], ours['thread_insts']) else 'NO'} |"
             )
     if pairs:
         n = len(pairs)
