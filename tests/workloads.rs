@@ -441,6 +441,30 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     assert!(e.contains("multiple of 16"), "{e}");
     let e = create_err("rodinia/gaussian", &[], l(None, Some([16, 1, 1])));
     assert!(e.contains("remove `grid`/`block`"), "{e}");
+    let e = create_err(
+        "correlation/transpose_naive",
+        &[("rows", "100")],
+        l(None, None),
+    );
+    assert!(e.contains("multiples of 32"), "{e}");
+    let e = create_err(
+        "correlation/transpose_padded",
+        &[],
+        l(Some([4, 4, 1]), None),
+    );
+    assert!(e.contains("needs grid [24, 24, 1]"), "{e}");
+    let e = create_err("correlation/reduce_tree", &[], l(None, Some([128, 1, 1])));
+    assert!(e.contains("needs block [256, 1, 1]"), "{e}");
+    let e = create_err(
+        "correlation/divergent_loop",
+        &[("max_start", "1")],
+        l(None, None),
+    );
+    assert!(e.contains("at least 2"), "{e}");
+    let e = create_err("correlation/stream_triad", &[], l(Some([10, 1, 1]), None));
+    assert!(e.contains("use grid [2048, 1, 1]"), "{e}");
+    let e = create_err("correlation/compute_fma", &[("a", "1e39")], l(None, None));
+    assert!(e.contains("not a finite f32"), "{e}");
 }
 
 #[test]
@@ -516,6 +540,35 @@ fn other_sizes_pass_too() {
         ("rodinia/backprop", &[("in", "48"), ("seed", "7")]),
         ("rodinia/bfs", &[("nodes", "1000"), ("source", "17")]),
         ("sdk/histogram256", &[("bytes", "4004"), ("seed", "5")]),
+        ("correlation/stream_triad", &[("n", "1000"), ("s", "-0.5")]),
+        (
+            "correlation/compute_fma",
+            &[("n", "1000"), ("iters", "7"), ("a", "1.5"), ("b", "-2")],
+        ),
+        ("correlation/sfu_mix", &[("n", "1000"), ("iters", "5")]),
+        (
+            "correlation/divergent_loop",
+            &[("n", "1000"), ("max_steps", "50"), ("max_start", "100000")],
+        ),
+        ("correlation/reduce_tree", &[("n", "1000")]),
+        (
+            "correlation/transpose_naive",
+            &[("rows", "64"), ("cols", "96")],
+        ),
+        (
+            "correlation/transpose_padded",
+            &[("rows", "96"), ("cols", "32")],
+        ),
+        ("correlation/atomic_hist", &[("n", "1001"), ("seed", "3")]),
+        ("correlation/matmul_tiled", &[("n", "37")]),
+        (
+            "correlation/gather_random",
+            &[("n", "1000"), ("src_len", "77")],
+        ),
+        (
+            "correlation/spmv_csr",
+            &[("rows", "100"), ("avg_nnz_per_row", "40")],
+        ),
     ];
     for (name, overrides) in cases {
         let p = manifest_named(name);

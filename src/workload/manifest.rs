@@ -298,6 +298,31 @@ mod tests {
     }
 
     #[test]
+    fn regs_per_thread_is_a_count_or_a_table_per_kernel() {
+        let regs = |v: &str| {
+            parse_manifest(
+                "m.toml",
+                &format!("ptx = \"k.ptx\"\nworkload = \"x\"\nregs_per_thread = {v}\n"),
+            )
+            .map(|m| m.regs_per_thread.map(|r| r.into_inner()))
+        };
+        assert_eq!(regs("20").unwrap(), Some(RegsPerThread::All(20)));
+        let t = regs("{ Kernel = 20, Kernel2 = 6 }").unwrap().unwrap();
+        assert_eq!(
+            t,
+            RegsPerThread::PerKernel(BTreeMap::from([
+                ("Kernel".to_string(), 20),
+                ("Kernel2".to_string(), 6)
+            ]))
+        );
+        assert_eq!(t.get("Kernel2"), Some(6));
+        assert_eq!(t.get("Kernel3"), None);
+        assert_eq!(RegsPerThread::All(8).get("anything"), Some(8));
+        assert!(regs("4294967296").is_err());
+        assert!(regs("{ Kernel = 1.5 }").is_err());
+    }
+
+    #[test]
     fn unknown_keys_are_errors_with_spans() {
         let e = parse_manifest(
             "m.toml",

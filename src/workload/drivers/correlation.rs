@@ -146,26 +146,21 @@ impl Correlation {
                 iters: args.u32("iters", 64)?,
             },
             "divergent_loop" => {
-                let k = Kind::DivergentLoop {
-                    n: args.count("n", 1 << 14)?,
-                    max_steps: args.u32("max_steps", 1000)?,
-                    max_start: args.count("max_start", 10000)?,
-                };
-                if let Kind::DivergentLoop {
+                let n = args.count("n", 1 << 14)?;
+                let max_steps = args.u32("max_steps", 1000)?;
+                let max_start = args.count("max_start", 10000)?;
+                int_arg("max_steps", u64::from(max_steps))?;
+                if max_start < 2 {
+                    return Err(WorkloadError::Args(
+                        "`max_start` must be at least 2 (start values are 1 ..= max_start - 1)"
+                            .into(),
+                    ));
+                }
+                Kind::DivergentLoop {
+                    n,
                     max_steps,
                     max_start,
-                    ..
-                } = k
-                {
-                    int_arg("max_steps", u64::from(max_steps))?;
-                    if max_start < 2 {
-                        return Err(WorkloadError::Args(
-                            "`max_start` must be at least 2 (start values are 1 ..= max_start - 1)"
-                                .into(),
-                        ));
-                    }
                 }
-                k
             }
             "reduce_tree" => Kind::ReduceTree {
                 n: args.count("n", 1 << 18)?,
