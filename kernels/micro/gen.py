@@ -210,4 +210,81 @@ DONE:
 }
 """)
 
+
+# (i) a shared-memory atomic (or, for comparison, a shared load) followed by
+# an independent add: the atomic blocks its warp until written back.
+for name, op in [("atom_shared", "atom.shared.add.u32 %r5, [%r4], 1;"),
+                 ("load_shared", "ld.shared.u32 %r5, [%r4];")]:
+    out.append(f"""
+.visible .entry {name}(.param .u64 out)
+{{
+""" + DECLS + f"""
+\t.shared .align 4 .b8 words[128];
+\tld.param.u64 %rd1, [out];
+\tmov.u32 %r1, %tid.x;
+\tshl.b32 %r2, %r1, 2;
+\tmov.u32 %r3, words;
+\tadd.u32 %r4, %r3, %r2;
+\tcvt.u64.u32 %rd2, %r2;
+\tadd.s64 %rd3, %rd1, %rd2;
+\t{op}
+\tadd.s32 %r6, %r1, 7;
+\tadd.s32 %r7, %r6, %r5;
+\tst.global.u32 [%rd3], %r7;
+\tret;
+}}
+""")
+
+# (j) stores only: each thread writes its index to four lines (no loads
+# besides the parameter).
+out.append("""
+.visible .entry store_lines(.param .u64 out)
+{
+""" + DECLS + """
+\tld.param.u64 %rd1, [out];
+\tmov.u32 %r1, %tid.x;
+\tmul.wide.u32 %rd2, %r1, 4;
+\tadd.s64 %rd3, %rd1, %rd2;
+\tst.global.u32 [%rd3], %r1;
+\tst.global.u32 [%rd3+128], %r1;
+\tst.global.u32 [%rd3+256], %r1;
+\tst.global.u32 [%rd3+384], %r1;
+\tret;
+}
+""")
+
+# (k) one load whose lane l reads src + (l & mask) * stride (mask + 1
+# distinct lines, mask + 1 a power of two), then a load of the word at byte
+# far of src, an add that depends only on that second load (its issue
+# cycle: the second load's completion), one that depends only on the first
+# (the first load's completion) and their sum, which each thread stores.
+# The loads and the adds sit in the first 128-byte I-cache line, so the miss of the second
+# line comes after them.
+out.append("""
+.visible .entry gather_lines(.param .u64 out, .param .u64 src, .param .u32 mask, .param .u32 stride, .param .u32 far)
+{
+""" + DECLS + """
+\tld.param.u64 %rd4, [src];
+\tld.param.u32 %r2, [mask];
+\tld.param.u32 %r3, [stride];
+\tld.param.u32 %r8, [far];
+\tmov.u32 %r1, %tid.x;
+\tand.b32 %r4, %r1, %r2;
+\tmul.wide.u32 %rd5, %r4, %r3;
+\tadd.s64 %rd6, %rd4, %rd5;
+\tcvt.u64.u32 %rd7, %r8;
+\tadd.s64 %rd0, %rd4, %rd7;
+\tld.global.u32 %r5, [%rd6];
+\tld.global.u32 %r6, [%rd0];
+\tadd.s32 %r7, %r6, 1;
+\tadd.s32 %r9, %r5, 1;
+\tadd.s32 %r10, %r9, %r7;
+\tld.param.u64 %rd1, [out];
+\tmul.wide.u32 %rd2, %r1, 4;
+\tadd.s64 %rd3, %rd1, %rd2;
+\tst.global.u32 [%rd3], %r10;
+\tret;
+}
+""")
+
 open("kernels/micro/micro.ptx", "w").write("".join(out))

@@ -13,9 +13,9 @@ use crate::func::exec::{ExecCtx, LaunchEnv, exec_into};
 use crate::func::{GlobalMemory, SimError};
 use crate::ir::Operand;
 use crate::sched::{IssuePolicy, Issued, SchedView};
+use crate::timing::opcoll::WRITEBACK_STAGES;
 use crate::timing::sm::{IssueRecord, LaunchCtx, Sm, SmEvent, WarpSlot};
 use crate::timing::stats::Stall;
-use crate::timing::opcoll::WRITEBACK_STAGES;
 use crate::timing::units::Unit;
 use crate::timing::warp_charge::{Charge, GROUP, UNITS};
 

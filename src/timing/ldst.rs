@@ -367,7 +367,11 @@ impl Sm {
                         }
                     }
                     // Stores pass the L1D pipeline; atomics bypass it.
-                    let delay = if atomic { 0 } else { u64::from(cfg.l1d.miss_latency) };
+                    let delay = if atomic {
+                        0
+                    } else {
+                        u64::from(cfg.l1d.miss_latency)
+                    };
                     mem.inject(
                         now,
                         delay,

@@ -291,7 +291,9 @@ impl MemSys {
             let held = self.slice_busy[s] - room - ready;
             arrive += held;
             let port = &mut self.sm_ports[p.sm as usize];
-            port.free_at = port.free_at.max(arrive.saturating_sub(self.icnt_latency + delay));
+            port.free_at = port
+                .free_at
+                .max(arrive.saturating_sub(self.icnt_latency + delay));
         }
         self.slice_busy[s] = self.slice_busy[s].max(arrive + self.l2_latency) + accesses;
         self.slice_in_free[s] = arrive;

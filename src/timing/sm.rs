@@ -154,8 +154,8 @@ pub struct WarpSlot {
     /// stores not yet acknowledged by L2 (a CTA retires when its warps
     /// have none).
     pub outstanding: u32,
-    /// Global atomics in flight: the warp issues nothing until they are
-    /// written back (as GPGPU-Sim's `shd_warp_t::waiting`).
+    /// Atomics in flight, global or shared: the warp issues nothing until
+    /// they are written back (as GPGPU-Sim's `shd_warp_t::waiting`).
     pub atomics: u32,
     /// Arrived at a barrier not yet released.
     pub barrier_wait: bool,

@@ -98,7 +98,9 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                 {
                     (Unit::Sp, lat.other, 1)
                 }
-                OpClass::IntAlu | OpClass::IntMul => (Unit::Sp, lat.int[li], lat.int_initiation[li]),
+                OpClass::IntAlu | OpClass::IntMul => {
+                    (Unit::Sp, lat.int[li], lat.int_initiation[li])
+                }
                 OpClass::FpAlu | OpClass::FpMul => {
                     (Unit::Sp, lat.fp32[li], lat.fp32_initiation[li])
                 }
