@@ -204,7 +204,9 @@ fn chase_through(tag: &str, cfg: &GpuConfig, addrs: &[u64], n: u32) -> Stats {
 #[test]
 fn dependent_loads_pay_row_hits_and_row_misses() {
     for preset in ["tiny", "gtx480"] {
-        let cfg = config(preset, &[]);
+        // The chain's buffer is uploaded: keep the copy out of L2 so every
+        // load reaches DRAM.
+        let cfg = config(preset, &["l2.fill_on_copy=false"]);
         let d = &cfg.dram;
         let channels = u64::from(d.channels);
         // Rows at or above the first buffer (0x1000_0000).
@@ -266,7 +268,7 @@ fn dependent_loads_pay_row_hits_and_row_misses() {
 /// (c) Enough warps of independent adds reach the issue bound the config
 /// implies: schedulers × issue width, SP units / initiation interval, or
 /// fetch (one warp per cycle, `ibuffer_entries` instructions), whichever is
-/// lowest — within 2% (with enough register banks that no two reads
+/// lowest — within 5% (with enough register banks that reads rarely
 /// collide: (a') checks bank conflicts).
 #[test]
 fn independent_adds_reach_the_issue_bound() {
@@ -290,7 +292,10 @@ fn independent_adds_reach_the_issue_bound() {
         let (a, b) = (r(16), r(32));
         let rate = (b.warp_insts - a.warp_insts) as f64 / (b.cycles - a.cycles) as f64;
         assert!(
-            (rate - bound).abs() <= 0.02 * bound,
+            // Within 5%: even with 1024 banks, a register read of one warp
+            // and a result written for another can meet in one bank, as
+            // banks are (register + warp) mod banks.
+            (rate - bound).abs() <= 0.05 * bound,
             "{preset}: {rate:.3} warp instructions per cycle, bound {bound}"
         );
     }
@@ -385,13 +390,16 @@ fn barrier_releases_on_last_arrival_plus_latency() {
 /// holding the data bus burst / data-command ratio DRAM clocks (a 32-byte
 /// sector in one 64-byte command of 2 clocks on the GTX480), converted to
 /// core cycles (× dram / core MHz: 16 × 924 / 700 = 21.12 B per cycle).
-/// Unsectored (sector = line = 128 B: two commands) the peak doubles.
-/// Enough MSHRs keep the channel's queue full.
+/// Unsectored (sector = line = 128 B: two commands) the DRAM peak
+/// doubles, and the bound becomes the SM's ejection port: one 128-byte
+/// line per ⌈(header + line) / flit⌉ cycles (32 B per cycle on one SM).
+/// Enough MSHRs keep the channel's queue full; the L1D allocates at fill
+/// and host copies stay out of L2, so that every read reaches DRAM.
 #[test]
 fn streaming_read_reaches_dram_bandwidth() {
     for sets in [
-        &["l1d.mshrs=256"][..],
-        &["l1d.mshrs=256", "l2.sector_bytes=128"],
+        &["l1d.mshrs=256", "l2.fill_on_copy=false", "l1d.allocate_on_miss=false"][..],
+        &["l1d.mshrs=256", "l2.sector_bytes=128", "l2.fill_on_copy=false", "l1d.allocate_on_miss=false"],
     ] {
         streaming_read_peak(&config("tiny", sets));
     }
@@ -403,8 +411,16 @@ fn streaming_read_peak(cfg: &GpuConfig) {
     let atom = d.burst_length * d.bus_width * d.chips;
     let sector = cfg.l2.sector_bytes;
     let bus_clocks = f64::from(sector.div_ceil(atom) * (d.burst_length / d.data_command_ratio));
-    let bandwidth = f64::from(d.channels) * f64::from(sector) / bus_clocks * f64::from(d.clock_mhz)
+    let dram = f64::from(d.channels) * f64::from(sector) / bus_clocks * f64::from(d.clock_mhz)
         / f64::from(cfg.core.clock_mhz);
+    // The SMs' ejection ports take one reply (an L1D line plus header) per
+    // ⌈flits / flits_per_cycle⌉ cycles each.
+    let ic = &cfg.icnt;
+    let reply_cycles = (ic.header_bytes + cfg.l1d.line)
+        .div_ceil(ic.flit_bytes)
+        .div_ceil(ic.flits_per_cycle);
+    let eject = f64::from(cfg.core.num_sms) * f64::from(cfg.l1d.line) / f64::from(reply_cycles);
+    let bandwidth = dram.min(eject);
     let r = |vectors: u32| {
         let m = manifest(
             &format!("read{vectors}"),
@@ -436,7 +452,7 @@ fn streaming_read_peak(cfg: &GpuConfig) {
 /// the DRAM clocks.
 #[test]
 fn streaming_copy_keeps_the_data_bus_busy() {
-    let cfg = config("tiny", &["l1d.mshrs=256"]);
+    let cfg = config("tiny", &["l1d.mshrs=256", "l2.fill_on_copy=false", "l1d.allocate_on_miss=false"]);
     let d = &cfg.dram;
     let r = |vectors: u32| {
         let m = manifest(
