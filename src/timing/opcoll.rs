@@ -226,10 +226,8 @@ impl OperandCollector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::preset;
-
     fn gtx() -> GpuConfig {
-        preset("gtx480").expect("preset")
+        GpuConfig::gtx480()
     }
 
     #[test]
