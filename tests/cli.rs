@@ -126,7 +126,7 @@ fn run_functional_reports_pass_and_exit_codes() {
         "{out}"
     );
     assert!(
-        out.contains("workload  spmv_scalar: 1 launch, 16 CTAs"),
+        out.contains("workload  spmv_scalar: 1 launch, 64 CTAs"),
         "{out}"
     );
     assert!(out.trim_end().ends_with("check     PASS"), "{out}");

@@ -398,8 +398,17 @@ fn barrier_releases_on_last_arrival_plus_latency() {
 #[test]
 fn streaming_read_reaches_dram_bandwidth() {
     for sets in [
-        &["l1d.mshrs=256", "l2.fill_on_copy=false", "l1d.allocate_on_miss=false"][..],
-        &["l1d.mshrs=256", "l2.sector_bytes=128", "l2.fill_on_copy=false", "l1d.allocate_on_miss=false"],
+        &[
+            "l1d.mshrs=256",
+            "l2.fill_on_copy=false",
+            "l1d.allocate_on_miss=false",
+        ][..],
+        &[
+            "l1d.mshrs=256",
+            "l2.sector_bytes=128",
+            "l2.fill_on_copy=false",
+            "l1d.allocate_on_miss=false",
+        ],
     ] {
         streaming_read_peak(&config("tiny", sets));
     }
@@ -452,7 +461,14 @@ fn streaming_read_peak(cfg: &GpuConfig) {
 /// the DRAM clocks.
 #[test]
 fn streaming_copy_keeps_the_data_bus_busy() {
-    let cfg = config("tiny", &["l1d.mshrs=256", "l2.fill_on_copy=false", "l1d.allocate_on_miss=false"]);
+    let cfg = config(
+        "tiny",
+        &[
+            "l1d.mshrs=256",
+            "l2.fill_on_copy=false",
+            "l1d.allocate_on_miss=false",
+        ],
+    );
     let d = &cfg.dram;
     let r = |vectors: u32| {
         let m = manifest(

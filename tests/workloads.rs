@@ -388,7 +388,7 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     assert!(e.contains("not a multiple of 32"), "{e}");
     let e = create_err("spmv_scalar", &[], l(Some([2, 1, 1]), Some([128, 1, 1])));
     assert!(
-        e.contains("needs 2048 (one per row): use grid [16, 1, 1]"),
+        e.contains("needs 8192 (one per row): use grid [64, 1, 1]"),
         "{e}"
     );
     let e = create_err("gather", &[], l(None, Some([256, 2, 1])));

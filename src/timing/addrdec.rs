@@ -249,7 +249,12 @@ mod tests {
 
     #[test]
     fn bit_removal_and_insertion_invert_each_other() {
-        for (mask, value) in [(0x100u64, 0x1234_5678u64), (0xE100, 0xFFFF_FFFF), (0x6, 0x5), (0, 77)] {
+        for (mask, value) in [
+            (0x100u64, 0x1234_5678u64),
+            (0xE100, 0xFFFF_FFFF),
+            (0x6, 0x5),
+            (0, 77),
+        ] {
             let removed = remove_bits(mask, value);
             assert_eq!(removed, pack_bits(!mask, value), "{mask:#x} {value:#x}");
             let back = insert_bits(mask, removed, pack_bits(mask, value));

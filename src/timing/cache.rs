@@ -163,7 +163,22 @@ impl TagArray {
         let Some(w) = invalid.or(lru) else {
             return Err(());
         };
-        let victim = s + w;
+        Ok(self.install(s + w, line, owner, clock, 0, 0, true))
+    }
+
+    /// Puts `line` into way `victim` with its owner, stamp, sectors and
+    /// reservation; returns the valid line it evicts, if any.
+    #[allow(clippy::too_many_arguments)]
+    fn install(
+        &mut self,
+        victim: usize,
+        line: u64,
+        owner: u32,
+        clock: u64,
+        valid: u32,
+        dirty: u32,
+        reserved: bool,
+    ) -> Option<Evicted> {
         let old = Evicted {
             line: self.lines[victim],
             owner: self.owners[victim],
@@ -173,11 +188,11 @@ impl TagArray {
         self.lines[victim] = line;
         self.stamps[victim] = clock;
         self.owners[victim] = owner;
-        self.dirty[victim] = false;
-        self.valid_sectors[victim] = 0;
-        self.dirty_sectors[victim] = 0;
-        self.reserved[victim] = true;
-        Ok((old.line != INVALID).then_some(old))
+        self.dirty[victim] = dirty != 0;
+        self.valid_sectors[victim] = valid | dirty;
+        self.dirty_sectors[victim] = dirty;
+        self.reserved[victim] = reserved;
+        (old.line != INVALID).then_some(old)
     }
 
     /// True if `line` is present (no LRU update).
@@ -249,20 +264,7 @@ impl TagArray {
             }
         }
         let victim = s + invalid.unwrap_or(lru);
-        self.reserved[victim] = false;
-        let old = Evicted {
-            line: self.lines[victim],
-            owner: self.owners[victim],
-            dirty: self.dirty[victim],
-            dirty_sectors: self.dirty_sectors[victim],
-        };
-        self.lines[victim] = line;
-        self.stamps[victim] = clock;
-        self.owners[victim] = owner;
-        self.dirty[victim] = dirty != 0;
-        self.valid_sectors[victim] = valid | dirty;
-        self.dirty_sectors[victim] = dirty;
-        (old.line != INVALID).then_some(old)
+        self.install(victim, line, owner, clock, valid, dirty, false)
     }
 
     /// Removes `line`; returns true if it was present.
@@ -412,7 +414,10 @@ mod tests {
         assert_eq!(c.fill(10, 1, false), None);
         assert_eq!(c.access(10), Some(1));
         // Now 12 may evict 10 (the only unreserved way).
-        let e = c.reserve(12, 3).expect("way 10 is free").expect("evicts 10");
+        let e = c
+            .reserve(12, 3)
+            .expect("way 10 is free")
+            .expect("evicts 10");
         assert_eq!(e.line, 10);
         assert!(!c.invalidate(12), "a pending line is not invalidated");
     }

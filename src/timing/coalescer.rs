@@ -109,7 +109,10 @@ pub fn coalesce_atomic(
         let line = a / ls;
         let lo = a - line * ls;
         let chunks = chunk_bits(lo, (lo + size).min(ls), chunk_shift);
-        match groups.iter().position(|&(gs, gb)| gs == s && gb & bits == 0) {
+        match groups
+            .iter()
+            .position(|&(gs, gb)| gs == s && gb & bits == 0)
+        {
             Some(i) => {
                 groups[i].1 |= bits;
                 out[i].bytes += size as u32;
@@ -486,7 +489,14 @@ mod tests {
         let mut out = Vec::new();
         // 32 lanes, 4-byte atomics on 8 words (lane % 8): one 32-byte
         // segment, each word hit by 4 lanes: 4 requests of 8 words each.
-        coalesce_atomic(u64::from(u32::MAX), 4, 128, 32, |l| 0x1000 + 4 * (l as u64 % 8), &mut out);
+        coalesce_atomic(
+            u64::from(u32::MAX),
+            4,
+            128,
+            32,
+            |l| 0x1000 + 4 * (l as u64 % 8),
+            &mut out,
+        );
         assert_eq!(out.len(), 4);
         assert!(out.iter().all(|r| r.bytes == 32 && r.line == 0x1000 / 128));
         // Distinct words over two segments: 2 requests.

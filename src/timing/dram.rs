@@ -419,12 +419,12 @@ impl Dram {
             if c.pending > 0 {
                 if fr_fcfs {
                     for i in 0..nbk {
-                        let b = (i + c.prio) % nbk;
+                        let b = (i + c.prio) & (nbk - 1);
                         if c.banks[b].mrq.is_some() {
                             continue;
                         }
                         if let Some(q) = schedule_fr_fcfs(&mut c.banks[b]) {
-                            c.prio = (c.prio + 1) % nbk;
+                            c.prio = (c.prio + 1) & (nbk - 1);
                             c.banks[b].mrq = Some(q);
                             c.pending -= 1;
                             c.busy_banks += 1;
@@ -482,7 +482,7 @@ impl Dram {
         let mut col = false;
         let mut row = false;
         for i in 0..nbk {
-            let j = (i + self.channels[ch].prio) % nbk;
+            let j = (i + self.channels[ch].prio) & (nbk - 1);
             if self.channels[ch].banks[j].mrq.is_none() {
                 continue;
             }
@@ -503,7 +503,7 @@ impl Dram {
                     b.rcdwr_at = k + t.rcdwr;
                     b.ras_at = k + t.ras;
                     b.rc_at = k + t.rc;
-                    c.prio = (j + 1) % nbk;
+                    c.prio = (j + 1) & (nbk - 1);
                     self.counts.activates += 1;
                     row = true;
                 } else if b.active
@@ -515,7 +515,7 @@ impl Dram {
                 {
                     b.active = false;
                     b.rp_at = k + t.rp;
-                    c.prio = (j + 1) % nbk;
+                    c.prio = (j + 1) & (nbk - 1);
                     self.counts.precharges += 1;
                     row = true;
                 }
