@@ -204,7 +204,9 @@ fn chase_through(tag: &str, cfg: &GpuConfig, addrs: &[u64], n: u32) -> Stats {
 #[test]
 fn dependent_loads_pay_row_hits_and_row_misses() {
     for preset in ["tiny", "gtx480"] {
-        let cfg = config(preset, &[]);
+        // The chain is uploaded: without filling the L2 on the copy every
+        // load goes to DRAM.
+        let cfg = config(preset, &["l2.fill_on_copy=false"]);
         let d = &cfg.dram;
         let channels = u64::from(d.channels);
         // Rows at or above the first buffer (0x1000_0000).
@@ -266,8 +268,9 @@ fn dependent_loads_pay_row_hits_and_row_misses() {
 /// (c) Enough warps of independent adds reach the issue bound the config
 /// implies: schedulers × issue width, SP units / initiation interval, or
 /// fetch (one warp per cycle, `ibuffer_entries` instructions), whichever is
-/// lowest — within 2% (with enough register banks that no two reads
-/// collide: (a') checks bank conflicts).
+/// lowest — within 2%, or 5% with two schedulers, whose writebacks take
+/// register-bank cycles from reads (with 1024 register banks; (a') checks
+/// bank conflicts).
 #[test]
 fn independent_adds_reach_the_issue_bound() {
     for preset in ["tiny", "gtx480"] {
@@ -289,8 +292,17 @@ fn independent_adds_reach_the_issue_bound() {
         let r = |n: u32| run(&m, &cfg, "gto", &[("n", n.to_string())], false).stats;
         let (a, b) = (r(16), r(32));
         let rate = (b.warp_insts - a.warp_insts) as f64 / (b.cycles - a.cycles) as f64;
+        // Register r of warp slot w is in bank (r + w) mod banks, so the
+        // warps' registers alias whatever the bank count, and a result
+        // takes its bank in its writeback cycle ahead of reads: with two
+        // schedulers writebacks delay some reads (gtx480: 1.92 of 2).
+        let slack = if c.schedulers_per_sm * c.issue_width > 1 {
+            0.05
+        } else {
+            0.02
+        };
         assert!(
-            (rate - bound).abs() <= 0.02 * bound,
+            rate <= bound * 1.001 && rate >= (1.0 - slack) * bound,
             "{preset}: {rate:.3} warp instructions per cycle, bound {bound}"
         );
     }
@@ -385,13 +397,23 @@ fn barrier_releases_on_last_arrival_plus_latency() {
 /// holding the data bus burst / data-command ratio DRAM clocks (a 32-byte
 /// sector in one 64-byte command of 2 clocks on the GTX480), converted to
 /// core cycles (× dram / core MHz: 16 × 924 / 700 = 21.12 B per cycle).
-/// Unsectored (sector = line = 128 B: two commands) the peak doubles.
-/// Enough MSHRs keep the channel's queue full.
+/// Unsectored (sector = line = 128 B: two commands) the peak doubles
+/// (with two flits per port per cycle, so the SM's ejection port keeps up).
+/// Enough MSHRs keep the channel's queue full; the uploaded source is
+/// not copied into L2 (`l2.fill_on_copy` off), so every read goes to DRAM.
 #[test]
 fn streaming_read_reaches_dram_bandwidth() {
     for sets in [
-        &["l1d.mshrs=256"][..],
-        &["l1d.mshrs=256", "l2.sector_bytes=128"],
+        &["l1d.mshrs=256", "l2.fill_on_copy=false"][..],
+        // Unsectored, one SM's ejection port (4 cycles per 128-byte reply
+        // at one 40-byte flit per cycle: 32 B per cycle) would be the
+        // bottleneck: two flits per cycle lift it above the channel's peak.
+        &[
+            "l1d.mshrs=256",
+            "l2.sector_bytes=128",
+            "l2.fill_on_copy=false",
+            "icnt.flits_per_cycle=2",
+        ],
     ] {
         streaming_read_peak(&config("tiny", sets));
     }
@@ -420,10 +442,13 @@ fn streaming_read_peak(cfg: &GpuConfig) {
         run(&m, &cfg, "gto", &[], false).stats
     };
     let (a, b) = (r(32768), r(65536));
-    let rate = (b.mem.dram_bytes - a.mem.dram_bytes) as f64 / (b.cycles - a.cycles) as f64;
+    let cycles = (b.cycles - a.cycles) as f64;
+    let rate = (b.mem.dram_bytes - a.mem.dram_bytes) as f64 / cycles;
+    // The difference of two runs may gain one cycle at the DRAM clock
+    // crossing of either end.
     assert!(
-        rate <= bandwidth && rate >= 0.98 * bandwidth,
-        "{rate:.2} B/cycle against a peak of {bandwidth:.2}"
+        rate <= bandwidth * (1.0 + 1.0 / cycles) && rate >= 0.98 * bandwidth,
+        "{rate:.5} B/cycle over {cycles} cycles against a peak of {bandwidth:.5}"
     );
     assert_eq!(
         b.mem.dram_writes, 0,
