@@ -640,7 +640,7 @@ mod tests {
     /// Sends `p` and runs until the memory system is idle; returns the
     /// number of replies.
     fn send(m: &mut MemSys, now: &mut u64, p: Packet) -> usize {
-        m.inject(*now, p);
+        m.inject(*now, 0, p);
         let (mut atomics, mut replies, mut n) = (Vec::new(), Vec::new(), 0);
         while m.busy() && *now < 1_000_000 {
             replies.clear();

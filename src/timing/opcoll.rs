@@ -226,10 +226,10 @@ impl OperandCollector {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::preset;
+    use crate::config::GpuConfig;
 
     fn gtx() -> GpuConfig {
-        preset("gtx480").expect("preset")
+        GpuConfig::preset("gtx480").expect("preset")
     }
 
     #[test]
