@@ -7,59 +7,32 @@
 
 use std::path::{Path, PathBuf};
 
-use gpusim::config::{GpuConfig, load_config};
+use gpusim::config::GpuConfig;
+use gpusim::timing::IssueRecord;
 use gpusim::timing::addrdec::AddrMap;
 use gpusim::timing::memsys::MemSys;
 use gpusim::timing::opcoll::{ISSUE_TO_EXEC, MEM_STAGES, WRITEBACK_STAGES};
-use gpusim::timing::{IssueRecord, Policies, Stats, run_timed_with};
 use gpusim::workload::runner::prepare;
+
+mod micro;
+use micro::Run;
 
 /// The first global buffer's address (`GLOBAL_BASE`).
 const GLOBAL_BASE: u64 = 0x1000_0000;
 
-fn micro_ptx() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/micro/micro.ptx")
-}
-
 /// Writes a manifest for `entry` into a fresh temporary directory.
 fn manifest(tag: &str, entry: &str, body: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpusim-mech-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{entry}.toml"));
-    let text = format!(
-        "ptx = {:?}\nentry = \"{entry}\"\n{body}\n",
-        micro_ptx().display().to_string()
-    );
-    std::fs::write(&path, text).unwrap();
-    path
+    micro::manifest("mech", tag, entry, body)
 }
 
+/// gtx480 with `--set` overrides.
 fn config(sets: &[&str]) -> GpuConfig {
-    let sets: Vec<(String, String)> = sets
-        .iter()
-        .map(|s| {
-            let (k, v) = s.split_once('=').unwrap();
-            (k.to_string(), v.to_string())
-        })
-        .collect();
-    load_config("gtx480", &sets).unwrap_or_else(|d| panic!("{}", d.render(false)))
+    micro::config("gtx480", sets)
 }
 
-struct Run {
-    stats: Stats,
-    log: Vec<IssueRecord>,
-}
-
+/// A `gto` run with its issue log.
 fn run(m: &Path, cfg: &GpuConfig) -> Run {
-    let p = prepare(m, None).unwrap_or_else(|_| panic!("manifest {}", m.display()));
-    let r = run_timed_with(&p, &[], cfg, &Policies::sched("gto"), true)
-        .unwrap_or_else(|e| panic!("{}: {e:?}", m.display()));
-    assert!(r.check.passed(), "{}: {}", m.display(), r.check);
-    assert_eq!(r.stats.stalls.total(), r.stats.schedulers * r.stats.cycles);
-    Run {
-        stats: r.stats,
-        log: r.issue_log,
-    }
+    micro::run(m, cfg, "gto", &[], true)
 }
 
 /// The PC (instruction id) of the `n`-th instruction of `entry` whose

@@ -4,60 +4,19 @@
 //! `kernels/micro/gen.py`); manifests are written to a temporary directory
 //! so each test can choose its sizes.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use gpusim::config::{GpuConfig, load_config};
+use gpusim::config::GpuConfig;
+use gpusim::timing::Stats;
 use gpusim::timing::opcoll::{ISSUE_TO_EXEC, MEM_STAGES, WRITEBACK_STAGES};
-use gpusim::timing::{IssueRecord, Policies, Stats, run_timed_with};
 use gpusim::workload::runner::prepare;
 
-fn micro_ptx() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/micro/micro.ptx")
-}
+mod micro;
+use micro::{config, run};
 
 /// Writes a manifest for `entry` and returns its path.
 fn manifest(tag: &str, entry: &str, body: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpusim-micro-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{entry}.toml"));
-    let text = format!(
-        "ptx = {:?}\nentry = \"{entry}\"\n{body}\n",
-        micro_ptx().display().to_string()
-    );
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-fn config(preset: &str, sets: &[&str]) -> GpuConfig {
-    let sets: Vec<(String, String)> = sets
-        .iter()
-        .map(|s| {
-            let (k, v) = s.split_once('=').unwrap();
-            (k.to_string(), v.to_string())
-        })
-        .collect();
-    load_config(preset, &sets).unwrap_or_else(|d| panic!("{}", d.render(false)))
-}
-
-struct Run {
-    stats: Stats,
-    log: Vec<IssueRecord>,
-}
-
-fn run(m: &Path, cfg: &GpuConfig, sched: &str, args: &[(&str, String)], log: bool) -> Run {
-    let p = prepare(m, None).unwrap_or_else(|_| panic!("manifest {}", m.display()));
-    let args: Vec<(String, String)> = args
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.clone()))
-        .collect();
-    let r = run_timed_with(&p, &args, cfg, &Policies::sched(sched), log)
-        .unwrap_or_else(|e| panic!("{}: {e:?}", m.display()));
-    assert!(r.check.passed(), "{}: {}", m.display(), r.check);
-    assert_eq!(r.stats.stalls.total(), r.stats.schedulers * r.stats.cycles);
-    Run {
-        stats: r.stats,
-        log: r.issue_log,
-    }
+    micro::manifest("micro", tag, entry, body)
 }
 
 fn one_warp(entry: &str, params: &str) -> PathBuf {
