@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 /// Set once stdout is closed (`gpusim run … | head -1`): later output is
 /// dropped and the command ends with its normal exit status, quietly.
@@ -120,19 +120,8 @@ enum Command {
         /// instruction text.
         #[arg(long, value_name = "FILE")]
         issue_log: Option<PathBuf>,
-        /// Use this manifest instead of the one beside the PTX.
-        #[arg(long, value_name = "FILE")]
-        launch: Option<PathBuf>,
-        /// Override a workload argument (repeatable), e.g. `--arg rows=4096`.
-        #[arg(long = "arg", visible_alias = "args", value_name = "KEY=VALUE", value_parser = parse_key_value)]
-        args: Vec<(String, String)>,
-        /// Replace the manifest's grid (CTAs per dimension), e.g.
-        /// `--grid 64,1,1` (missing dimensions are 1).
-        #[arg(long, value_name = "X,Y,Z", value_parser = parse_dim3)]
-        grid: Option<[u32; 3]>,
-        /// Replace the manifest's block (threads per CTA), e.g. `--block 256`.
-        #[arg(long, value_name = "X,Y,Z", value_parser = parse_dim3)]
-        block: Option<[u32; 3]>,
+        #[command(flatten)]
+        shape: WorkloadShape,
         /// After the run, write buffer NAME's bytes (raw little-endian) to
         /// FILE (repeatable). NAME is a `buffers` buffer, a driver's
         /// allocation or a module-scope variable.
@@ -158,18 +147,8 @@ enum Command {
         /// Override one config field (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         sets: Vec<(String, String)>,
-        /// Use this manifest instead of the one beside the PTX.
-        #[arg(long, value_name = "FILE")]
-        launch: Option<PathBuf>,
-        /// Override a workload argument (repeatable).
-        #[arg(long = "arg", visible_alias = "args", value_name = "KEY=VALUE", value_parser = parse_key_value)]
-        args: Vec<(String, String)>,
-        /// Replace the manifest's grid, e.g. `--grid 64,1,1`.
-        #[arg(long, value_name = "X,Y,Z", value_parser = parse_dim3)]
-        grid: Option<[u32; 3]>,
-        /// Replace the manifest's block, e.g. `--block 256`.
-        #[arg(long, value_name = "X,Y,Z", value_parser = parse_dim3)]
-        block: Option<[u32; 3]>,
+        #[command(flatten)]
+        shape: WorkloadShape,
     },
     /// Record a DAWS load classification table (`daws-profiled`'s input)
     /// from a timed run: which loops have intra-warp locality, which of
@@ -223,18 +202,8 @@ enum Command {
         /// Override one config field (repeatable), e.g. `--set sim.max_insts=1000000`.
         #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         sets: Vec<(String, String)>,
-        /// Use this manifest instead of the one beside the PTX.
-        #[arg(long, value_name = "FILE")]
-        launch: Option<PathBuf>,
-        /// Override a workload argument (repeatable).
-        #[arg(long = "arg", visible_alias = "args", value_name = "KEY=VALUE", value_parser = parse_key_value)]
-        args: Vec<(String, String)>,
-        /// Replace the manifest's grid, e.g. `--grid 64,1,1`.
-        #[arg(long, value_name = "X,Y,Z", value_parser = parse_dim3)]
-        grid: Option<[u32; 3]>,
-        /// Replace the manifest's block, e.g. `--block 256`.
-        #[arg(long, value_name = "X,Y,Z", value_parser = parse_dim3)]
-        block: Option<[u32; 3]>,
+        #[command(flatten)]
+        shape: WorkloadShape,
     },
     /// Run golden fixtures (`fixtures/**/*.toml`) and rewrite the cycle
     /// counts under their `[cycles]` with this build's numbers.
@@ -524,6 +493,25 @@ fn correlate(f: CorrelateFlags, colour: bool) -> ExitCode {
         }
     }
     status
+}
+
+/// Which workload a kernel runs and its shape: the options `run`,
+/// `export` and `trace` share.
+#[derive(Args, Debug)]
+struct WorkloadShape {
+    /// Use this manifest instead of the one beside the PTX.
+    #[arg(long, value_name = "FILE")]
+    launch: Option<PathBuf>,
+    /// Override a workload argument (repeatable), e.g. `--arg rows=4096`.
+    #[arg(long = "arg", visible_alias = "args", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    args: Vec<(String, String)>,
+    /// Replace the manifest's grid (CTAs per dimension), e.g.
+    /// `--grid 64,1,1` (missing dimensions are 1).
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse_dim3)]
+    grid: Option<[u32; 3]>,
+    /// Replace the manifest's block (threads per CTA), e.g. `--block 256`.
+    #[arg(long, value_name = "X,Y,Z", value_parser = parse_dim3)]
+    block: Option<[u32; 3]>,
 }
 
 fn parse_key_value(s: &str) -> Result<(String, String), String> {
@@ -1077,10 +1065,13 @@ fn main() -> ExitCode {
             sets,
             json,
             issue_log,
-            launch,
-            args,
-            grid,
-            block,
+            shape:
+                WorkloadShape {
+                    launch,
+                    args,
+                    grid,
+                    block,
+                },
             dumps,
         } => {
             let flags = RunFlags {
@@ -1190,10 +1181,13 @@ fn main() -> ExitCode {
             output,
             config,
             sets,
-            launch,
-            args,
-            grid,
-            block,
+            shape:
+                WorkloadShape {
+                    launch,
+                    args,
+                    grid,
+                    block,
+                },
         } => export_cmd(
             &file,
             &output,
@@ -1212,10 +1206,13 @@ fn main() -> ExitCode {
             limit,
             config,
             sets,
-            launch,
-            args,
-            grid,
-            block,
+            shape:
+                WorkloadShape {
+                    launch,
+                    args,
+                    grid,
+                    block,
+                },
         } => {
             use std::io::Write;
             let mut prepared = match gpusim::workload::runner::prepare(&file, launch.as_deref()) {
