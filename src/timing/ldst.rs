@@ -21,9 +21,13 @@ use crate::func::GlobalMemory;
 use crate::func::exec::perform_atomic;
 use crate::ir::Space;
 use crate::sched::LoadFeedback;
+use crate::timing::cache::Evicted;
 use crate::timing::coalescer::{bank_conflict_degree, coalesce, coalesce_atomic};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
-use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, LdStJob, LdStStall, Mshr, Sm, SmEvent};
+use crate::timing::sm::{
+    InflightMem, JobKind, LaunchCtx, LdStJob, LdStStall, Mshr, Sm, SmEvent, WarpSlot,
+};
+use crate::timing::victim_tags::VictimTags;
 
 /// `Sm::mshr_lines` of an MSHR not in use (no line address is this large).
 pub const NO_LINE: u64 = u64::MAX;
@@ -290,26 +294,23 @@ impl Sm {
                     // Allocate on miss: a way of the line's set is
                     // reserved now; none free is a reservation failure
                     // (the unit waits for a fill, like a full MSHR file).
-                    let reserved = if !cfg.l1d.allocate_on_miss {
-                        Ok(None)
-                    } else if mem.can_inject(self.id, now) {
-                        self.l1d.reserve(r.line, dyn_id)
-                    } else {
-                        Ok(None)
+                    let reserved = match mem.can_inject(self.id, now) {
+                        false => None,
+                        true if cfg.l1d.allocate_on_miss => Some(self.l1d.reserve(r.line, dyn_id)),
+                        true => Some(Ok(None)),
                     };
-                    if reserved.is_err() {
+                    if let Some(Err(())) = reserved {
                         self.ldst_stall = LdStStall::Mshr;
                         false
-                    } else if mem.can_inject(self.id, now) {
-                        if let Ok(Some(ev)) = reserved {
-                            self.stats.l1d.evictions += 1;
-                            if let Some(&s) = self
-                                .live_slots
-                                .iter()
-                                .find(|&&s| self.warps[s as usize].dyn_id == ev.owner)
-                            {
-                                self.vta.insert(s, ev.line);
-                            }
+                    } else if let Some(Ok(evicted)) = reserved {
+                        if let Some(ev) = evicted {
+                            l1d_evicted(
+                                &mut self.stats.l1d.evictions,
+                                &self.live_slots,
+                                &self.warps,
+                                &mut self.vta,
+                                ev,
+                            );
                         }
                         let st = &mut self.stats.l1d;
                         st.accesses += 1;
@@ -428,16 +429,13 @@ impl Sm {
                 }
                 let (line, owner) = (self.mshrs[i].line, self.mshrs[i].owner);
                 if let Some(ev) = self.l1d.fill(line, owner, false) {
-                    self.stats.l1d.evictions += 1;
-                    // Into the victim tags of the warp that brought the
-                    // line, if it is still here.
-                    if let Some(&s) = self
-                        .live_slots
-                        .iter()
-                        .find(|&&s| self.warps[s as usize].dyn_id == ev.owner)
-                    {
-                        self.vta.insert(s, ev.line);
-                    }
+                    l1d_evicted(
+                        &mut self.stats.l1d.evictions,
+                        &self.live_slots,
+                        &self.warps,
+                        &mut self.vta,
+                        ev,
+                    );
                 }
                 let waiters = std::mem::take(&mut self.mshrs[i].waiters);
                 self.mshrs[i].used = false;
@@ -523,5 +521,23 @@ impl Sm {
         );
         let cta = self.ctas[c].as_mut().expect("an atomic's CTA is resident");
         perform_atomic(&mut cta.warps[index], global, &mut cta.shared);
+    }
+}
+
+/// Counts an L1D eviction and puts the line into the victim tags of the
+/// warp that brought it, if that warp is still live.
+fn l1d_evicted(
+    evictions: &mut u64,
+    live_slots: &[u32],
+    warps: &[WarpSlot],
+    vta: &mut VictimTags,
+    ev: Evicted,
+) {
+    *evictions += 1;
+    if let Some(&s) = live_slots
+        .iter()
+        .find(|&&s| warps[s as usize].dyn_id == ev.owner)
+    {
+        vta.insert(s, ev.line);
     }
 }
