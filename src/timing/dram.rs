@@ -120,6 +120,11 @@ struct Channel {
     groups: Vec<Group>,
     /// Banks serving a request.
     busy_banks: usize,
+    /// Bit `b` set while bank `b` serves a request (`mrq` is some).
+    busy_mask: u64,
+    /// FR-FCFS: bit `b` set while bank `b` is free and has requests
+    /// queued (the scheduler gives it one at the next clock).
+    ready_mask: u64,
     prio: usize,
     ccd_at: u64,
     rrd_at: u64,
@@ -128,6 +133,10 @@ struct Channel {
     wtr_at: u64,
     /// The clock the last atom leaves the data pipeline.
     pipe_last: u64,
+    /// The first DRAM clock at which a tick of this channel can do
+    /// anything (`u64::MAX`: not before a request arrives). Every tick
+    /// before it would be a no-op; see [`Dram::wake_of`].
+    wake: u64,
 }
 
 impl Channel {
@@ -260,12 +269,15 @@ impl Dram {
                     banks: vec![Bank::default(); nbk],
                     groups: vec![Group::default(); groups as usize],
                     busy_banks: 0,
+                    busy_mask: 0,
+                    ready_mask: 0,
                     prio: 0,
                     ccd_at: 0,
                     rrd_at: 0,
                     rtw_at: 0,
                     wtr_at: 0,
                     pipe_last: 0,
+                    wake: u64::MAX,
                 })
                 .collect(),
             next_tick: 0,
@@ -323,29 +335,111 @@ impl Dram {
     /// a full queue takes it anyway). It is seen from the next DRAM clock.
     pub fn push(&mut self, r: DramRequest) {
         let (ch, sub) = self.slice_pos(r.slice);
-        self.channels[ch].l2q[sub].push_back(r);
+        let c = &mut self.channels[ch];
+        c.l2q[sub].push_back(r);
+        c.wake = 0;
     }
 
     /// Runs every DRAM clock up to core cycle `now`; returns true if any
     /// channel did something.
+    ///
+    /// A channel's clocks before its [`Channel::wake`] are skipped: each
+    /// would change nothing (debug builds run them and check that).
     pub fn advance(&mut self, now: u64) -> bool {
         let last = self.last_tick_of(now);
         let mut active = false;
-        while self.next_tick <= last {
-            if self.channels.iter().all(Channel::empty) {
-                self.next_tick = last + 1;
+        loop {
+            let first_wake = self.channels.iter().map(|c| c.wake).min().unwrap_or(u64::MAX);
+            let k = self.next_tick.max(if cfg!(debug_assertions) {
+                // Debug builds visit every clock of a channel with work.
+                if self.channels.iter().all(Channel::empty) {
+                    first_wake
+                } else {
+                    self.next_tick
+                }
+            } else {
+                first_wake
+            });
+            if k > last {
                 break;
             }
-            let k = self.next_tick;
             let cycle = self.core_cycle_of(k);
             for ch in 0..self.channels.len() {
-                if !self.channels[ch].empty() {
-                    active |= self.tick(ch, k, cycle);
+                let wake = self.channels[ch].wake;
+                if wake > k {
+                    if cfg!(debug_assertions) && !self.channels[ch].empty() {
+                        let did = self.tick(ch, k, cycle);
+                        assert!(!did, "DRAM channel {ch} acted at clock {k} before its wake {wake}");
+                    }
+                    continue;
                 }
+                let did = self.tick(ch, k, cycle);
+                active |= did;
+                self.channels[ch].wake = if did { k + 1 } else { self.wake_of(ch, cycle) };
             }
-            self.next_tick += 1;
+            self.next_tick = k + 1;
         }
+        self.next_tick = self.next_tick.max(last + 1);
         active
+    }
+
+    /// The first DRAM clock at which channel `ch`, whose last tick (in
+    /// core cycle `cycle`) did nothing, can do anything: nothing that
+    /// blocks a tick changes until an action of its own or a new request,
+    /// and every other condition is a clock reaching a bound.
+    ///
+    /// * A free bank with queued requests, or an arrival, is served at the
+    ///   next clock; an idle tick means there is neither.
+    /// * A busy bank's next command (its column command, else an activate
+    ///   or precharge) waits for the latest of its timing constraints.
+    /// * The latency queue's head enters the scheduler once its ready
+    ///   cycle has come, if the scheduler has room (else a bank must first
+    ///   take a request: an action).
+    /// * A slice request waits for a credit: the next return.
+    fn wake_of(&self, ch: usize, cycle: u64) -> u64 {
+        let c = &self.channels[ch];
+        let mut wake = u64::MAX;
+        let mut busy = c.busy_mask;
+        while busy != 0 {
+            let j = busy.trailing_zeros() as usize;
+            busy &= busy - 1;
+            let b = &c.banks[j];
+            {
+                let Some(q) = b.mrq else { continue };
+                let g = &c.groups[self.bank_group(j)];
+                let at = if b.active && b.row == q.row {
+                    let dir = if q.req.write {
+                        b.rcdwr_at.max(c.rtw_at)
+                    } else {
+                        b.rcd_at.max(c.wtr_at)
+                    };
+                    dir.max(c.ccd_at).max(g.ccdl_at)
+                } else if !b.active {
+                    c.rrd_at.max(b.rp_at).max(b.rc_at)
+                } else {
+                    b.ras_at.max(b.wtp_at).max(b.rtp_at).max(g.rtpl_at)
+                };
+                wake = wake.min(at);
+            }
+        }
+        if let Some(&(ready, _)) = c.latency_q.front()
+            && c.pending < self.queue
+        {
+            // The first clock that runs in a core cycle ≥ ready (and
+            // after this one).
+            let k = if ready <= cycle {
+                0
+            } else {
+                (ready - 1) * self.dram_mhz / self.core_mhz + 1
+            };
+            wake = wake.min(k);
+        }
+        if let Some(&r) = c.returns.front()
+            && c.l2q.iter().any(|q| !q.is_empty())
+        {
+            wake = wake.min(r);
+        }
+        wake
     }
 
     /// The next read whose data has reached the L2 by core cycle `now`.
@@ -360,16 +454,8 @@ impl Dram {
         let mut at = |t: u64| next = Some(next.map_or(t, |n: u64| n.min(t)));
         let first = self.next_tick.max(self.last_tick_of(now) + 1);
         for c in &self.channels {
-            if c.has_work() {
-                at(self.core_cycle_of(first));
-            } else if let Some(&(ready, _)) = c.latency_q.front() {
-                // The first clock that runs in a core cycle ≥ ready.
-                let k = if ready == 0 {
-                    0
-                } else {
-                    (ready - 1) * self.dram_mhz / self.core_mhz + 1
-                };
-                at(self.core_cycle_of(k.max(first)));
+            if c.wake != u64::MAX {
+                at(self.core_cycle_of(c.wake.max(first)));
             }
         }
         next
@@ -408,7 +494,11 @@ impl Dram {
             let c = &mut self.channels[ch];
             c.pending += 1;
             if fr_fcfs {
-                c.banks[q.bank as usize].queue.push_back(q);
+                let b = q.bank as usize;
+                c.banks[b].queue.push_back(q);
+                if c.banks[b].mrq.is_none() {
+                    c.ready_mask |= 1 << b;
+                }
             } else {
                 c.fifo.push_back(q);
             }
@@ -418,25 +508,24 @@ impl Dram {
             let c = &mut self.channels[ch];
             if c.pending > 0 {
                 if fr_fcfs {
-                    for i in 0..nbk {
-                        let b = (i + c.prio) & (nbk - 1);
-                        if c.banks[b].mrq.is_some() {
-                            continue;
-                        }
-                        if let Some(q) = schedule_fr_fcfs(&mut c.banks[b]) {
-                            c.prio = (c.prio + 1) & (nbk - 1);
-                            c.banks[b].mrq = Some(q);
-                            c.pending -= 1;
-                            c.busy_banks += 1;
-                            active = true;
-                            break;
-                        }
+                    // The first free bank with requests, from `prio` on.
+                    if c.ready_mask != 0 {
+                        let b = first_from(c.ready_mask, c.prio, nbk);
+                        let q = schedule_fr_fcfs(&mut c.banks[b]).expect("a ready bank has requests");
+                        c.prio = (c.prio + 1) & (nbk - 1);
+                        c.banks[b].mrq = Some(q);
+                        c.ready_mask &= !(1 << b);
+                        c.busy_mask |= 1 << b;
+                        c.pending -= 1;
+                        c.busy_banks += 1;
+                        active = true;
                     }
                 } else if let Some(&q) = c.fifo.front()
                     && c.banks[q.bank as usize].mrq.is_none()
                 {
                     c.fifo.pop_front();
                     c.banks[q.bank as usize].mrq = Some(q);
+                    c.busy_mask |= 1 << q.bank;
                     c.pending -= 1;
                     c.busy_banks += 1;
                     active = true;
@@ -481,16 +570,22 @@ impl Dram {
         let nbk = self.nbk;
         let mut col = false;
         let mut row = false;
-        for i in 0..nbk {
-            let j = (i + self.channels[ch].prio) & (nbk - 1);
-            if self.channels[ch].banks[j].mrq.is_none() {
-                continue;
-            }
+        // Banks in order from `prio`, which a row command moves: the
+        // position `i` counts from the current `prio` (GPGPU-Sim's loop).
+        let mut i = 0;
+        loop {
+            let c = &self.channels[ch];
+            let Some(j) = next_from(c.busy_mask, c.prio, i, nbk) else {
+                break;
+            };
+            i = ((j + nbk - c.prio) & (nbk - 1)) + 1;
             let g = self.bank_group(j);
-            if !col {
-                col = self.column(ch, j, g, k, cycle);
+            if self.column(ch, j, g, k, cycle) {
+                // Nothing more this clock once a column command issued.
+                col = true;
+                break;
             }
-            if !col && !row {
+            if !row {
                 let c = &mut self.channels[ch];
                 let grp = c.groups[g];
                 let b = &mut c.banks[j];
@@ -564,6 +659,10 @@ impl Dram {
         if q.atoms_left == 0 {
             b.mrq = None;
             c.busy_banks -= 1;
+            c.busy_mask &= !(1 << j);
+            if !b.queue.is_empty() {
+                c.ready_mask |= 1 << j;
+            }
             if write {
                 c.returns.push_back(out);
             } else {
@@ -578,6 +677,30 @@ impl Dram {
         }
         true
     }
+}
+
+/// The first bank of `mask` in the order `prio`, `prio + 1`, … (mod `nbk`,
+/// a power of two).
+fn first_from(mask: u64, prio: usize, nbk: usize) -> usize {
+    next_from(mask, prio, 0, nbk).expect("a bank in the mask")
+}
+
+/// The first bank of `mask` at position `i` or later of the order `prio`,
+/// `prio + 1`, … (mod `nbk`, a power of two), if any.
+#[inline]
+fn next_from(mask: u64, prio: usize, i: usize, nbk: usize) -> Option<usize> {
+    if i >= nbk || mask == 0 {
+        return None;
+    }
+    let full = if nbk >= 64 { u64::MAX } else { (1u64 << nbk) - 1 };
+    // Rotate so bank `prio` is bit 0, then drop positions before `i`.
+    let rotated = if prio == 0 {
+        mask
+    } else {
+        ((mask >> prio) | (mask << (nbk - prio))) & full
+    };
+    let later = rotated & (full << i);
+    (later != 0).then(|| (later.trailing_zeros() as usize + prio) & (nbk - 1))
 }
 
 /// FR-FCFS for one bank (GPGPU-Sim's `frfcfs_scheduler::schedule`): keep

@@ -273,17 +273,12 @@ impl Sm {
                     true
                 } else if let Some(m) = self
                     .mshr_index
-                    .may_hold(r.line)
-                    .then(|| {
-                        self.mshr_lines
-                            .iter()
-                            .zip(&mut self.mshrs)
-                            .find(|(l, m)| {
-                                **l == r.line && (m.waiters.len() as u32) < cfg.l1d.mshr_merge
-                            })
-                            .map(|(_, m)| m)
+                    .candidates(r.line)
+                    .find(|&i| {
+                        self.mshr_lines[i] == r.line
+                            && (self.mshrs[i].waiters.len() as u32) < cfg.l1d.mshr_merge
                     })
-                    .flatten()
+                    .map(|i| &mut self.mshrs[i])
                 {
                     st.accesses += 1;
                     st.mshr_merges += 1;

@@ -1,16 +1,21 @@
 //! A summary of the L1D's MSHRs that answers the LD/ST unit's two
-//! questions without scanning them: "may any MSHR hold this line?" (a
-//! count of MSHRs per hash bucket of their lines: zero means none does)
-//! and "which is the first free MSHR?" (a bit per free MSHR).
+//! questions without scanning them: "which MSHRs may hold this line?" (per
+//! hash bucket of their lines, a bit per MSHR in use: a miss looks only at
+//! the MSHRs of its line's bucket, lowest-numbered first) and "which is
+//! the first free MSHR?" (a bit per free MSHR).
 
-/// Hash buckets of MSHR lines.
-const BUCKETS: usize = 64;
+/// Hash buckets of MSHR lines (several times the usual MSHR count, so a
+/// bucket rarely holds an MSHR of another line).
+const BUCKETS: usize = 256;
 
-/// Free MSHRs and per-bucket counts of the lines in use.
+/// Free MSHRs and, per bucket, the MSHRs whose lines fall in it.
 #[derive(Clone, Debug)]
 pub struct MshrIndex {
-    /// MSHRs in use per bucket of their line.
-    in_bucket: [u16; BUCKETS],
+    /// 64-bit words per bitmap (one bit per MSHR).
+    words: usize,
+    /// Bucket `b`'s bitmap: words `b * words .. (b + 1) * words`; bit `i`
+    /// set while MSHR `i` tracks a line of the bucket.
+    in_bucket: Vec<u64>,
     /// Bit `i % 64` of word `i / 64` set when MSHR `i` is free.
     free: Vec<u64>,
 }
@@ -18,25 +23,48 @@ pub struct MshrIndex {
 impl MshrIndex {
     /// An index of `n` MSHRs, all free.
     pub fn new(n: usize) -> MshrIndex {
-        let mut free = vec![0u64; n.div_ceil(64)];
+        let words = n.div_ceil(64).max(1);
+        let mut free = vec![0u64; words];
         for i in 0..n {
             free[i / 64] |= 1 << (i % 64);
         }
         MshrIndex {
-            in_bucket: [0; BUCKETS],
+            words,
+            in_bucket: vec![0; BUCKETS * words],
             free,
         }
     }
 
     #[inline]
     fn bucket(line: u64) -> usize {
-        (line.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize
+        (line.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize
     }
 
     /// False when no MSHR holds `line` (true: one may).
     #[inline]
     pub fn may_hold(&self, line: u64) -> bool {
-        self.in_bucket[MshrIndex::bucket(line)] != 0
+        let b = MshrIndex::bucket(line) * self.words;
+        self.in_bucket[b..b + self.words].iter().any(|&w| w != 0)
+    }
+
+    /// The MSHRs that may hold `line` (every MSHR that does, and perhaps
+    /// others of its bucket), in increasing order.
+    #[inline]
+    pub fn candidates(&self, line: u64) -> impl Iterator<Item = usize> + '_ {
+        let b = MshrIndex::bucket(line) * self.words;
+        self.in_bucket[b..b + self.words]
+            .iter()
+            .enumerate()
+            .flat_map(|(k, &w)| {
+                let mut w = w;
+                std::iter::from_fn(move || {
+                    (w != 0).then(|| {
+                        let i = w.trailing_zeros() as usize;
+                        w &= w - 1;
+                        k * 64 + i
+                    })
+                })
+            })
     }
 
     /// The lowest-numbered free MSHR.
@@ -52,14 +80,14 @@ impl MshrIndex {
     pub fn allocate(&mut self, i: usize, line: u64) {
         debug_assert!(self.free[i / 64] >> (i % 64) & 1 == 1);
         self.free[i / 64] &= !(1 << (i % 64));
-        self.in_bucket[MshrIndex::bucket(line)] += 1;
+        self.in_bucket[MshrIndex::bucket(line) * self.words + i / 64] |= 1 << (i % 64);
     }
 
     /// MSHR `i`, which tracked `line`, is free again.
     pub fn release(&mut self, i: usize, line: u64) {
         debug_assert!(self.free[i / 64] >> (i % 64) & 1 == 0);
         self.free[i / 64] |= 1 << (i % 64);
-        self.in_bucket[MshrIndex::bucket(line)] -= 1;
+        self.in_bucket[MshrIndex::bucket(line) * self.words + i / 64] &= !(1 << (i % 64));
     }
 }
 
@@ -92,6 +120,17 @@ mod tests {
             assert_eq!(index.first_free(), lines.iter().position(Option::is_none));
             for l in lines.iter().flatten() {
                 assert!(index.may_hold(*l));
+            }
+            // The candidates of a line: ascending, and among them every
+            // MSHR that holds it.
+            for l in 0..200u64 {
+                let c: Vec<usize> = index.candidates(l).collect();
+                assert!(c.windows(2).all(|w| w[0] < w[1]));
+                let holders: Vec<usize> = (0..n).filter(|&i| lines[i] == Some(l)).collect();
+                assert_eq!(
+                    c.iter().copied().filter(|&i| lines[i] == Some(l)).collect::<Vec<_>>(),
+                    holders
+                );
             }
             // A line sharing no bucket with a line in use is reported
             // absent (the filter prunes).
