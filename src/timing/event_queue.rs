@@ -1,7 +1,7 @@
 //! A queue of items due at cycles, popped in (cycle, insertion) order —
 //! the order of a binary heap keyed by (cycle, sequence number) — at O(1)
 //! per item: a ring of one FIFO per cycle covering the next
-//! [`WINDOW`] cycles, a heap for items due later (moved into the ring as
+//! 64 × `WORDS` cycles (one occupancy bit each), a heap for items due later (moved into the ring as
 //! the window reaches them), and a list for items pushed already due
 //! (at or before the last cycle drained). The ring's FIFOs are linked
 //! lists through one arena whose free entries are reused first, so the
@@ -10,9 +10,8 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-/// Cycles the ring covers (one bit each in a `u64`).
+/// Cycles the ring of a one-word queue covers (one bit each in a `u64`).
 pub const WINDOW: u64 = 64;
-const MASK: u64 = WINDOW - 1;
 
 /// No arena entry.
 const NIL: u32 = u32::MAX;
@@ -24,19 +23,21 @@ struct Fifo {
     last: u32,
 }
 
-/// Items of type `T` due at cycles.
+/// Items of type `T` due at cycles; the ring covers the next 64 × `WORDS`
+/// cycles (queues whose items are mostly due further ahead take more
+/// words, so that few go through the heap).
 #[derive(Clone, Debug)]
-pub struct EventQueue<T: Ord + Copy> {
-    /// `ring[c & MASK]`: the items due at cycle `c`, for `c` in
-    /// `cursor .. cursor + WINDOW`, in insertion order.
-    ring: [Fifo; WINDOW as usize],
+pub struct EventQueue<T: Ord + Copy, const WORDS: usize = 1> {
+    /// `ring[c % window]`: the items due at cycle `c`, for `c` in
+    /// `cursor .. cursor + window`, in insertion order.
+    ring: Vec<Fifo>,
     /// Ring entries: an item and the next entry of its FIFO (or of the
     /// free list).
     arena: Vec<(T, u32)>,
     /// Free arena entries, most recently freed first.
     free: u32,
-    /// Bit `i` set when `ring[i]` is not empty.
-    occupied: u64,
+    /// Bit `i % 64` of word `i / 64` set when `ring[i]` is not empty.
+    occupied: [u64; WORDS],
     /// Every cycle before this one has been drained.
     cursor: u64,
     /// Items due at `cursor + WINDOW` or later: (cycle, sequence, item).
@@ -49,16 +50,19 @@ pub struct EventQueue<T: Ord + Copy> {
     len: usize,
 }
 
-impl<T: Ord + Copy> Default for EventQueue<T> {
+impl<T: Ord + Copy, const WORDS: usize> Default for EventQueue<T, WORDS> {
     fn default() -> Self {
         EventQueue {
-            ring: [Fifo {
-                first: NIL,
-                last: NIL,
-            }; WINDOW as usize],
+            ring: vec![
+                Fifo {
+                    first: NIL,
+                    last: NIL,
+                };
+                64 * WORDS
+            ],
             arena: Vec::new(),
             free: NIL,
-            occupied: 0,
+            occupied: [0; WORDS],
             cursor: 0,
             far: BinaryHeap::new(),
             far_seq: 0,
@@ -68,7 +72,11 @@ impl<T: Ord + Copy> Default for EventQueue<T> {
     }
 }
 
-impl<T: Ord + Copy> EventQueue<T> {
+impl<T: Ord + Copy, const WORDS: usize> EventQueue<T, WORDS> {
+    /// Cycles the ring covers.
+    const WINDOW: u64 = 64 * WORDS as u64;
+    const MASK: u64 = Self::WINDOW - 1;
+
     /// An empty queue.
     pub fn new() -> Self {
         Self::default()
@@ -92,8 +100,8 @@ impl<T: Ord + Copy> EventQueue<T> {
             // After every queued late item due at or before `at`.
             let p = self.late.partition_point(|&(c, _)| c <= at);
             self.late.insert(p, (at, item));
-        } else if at - self.cursor < WINDOW {
-            self.ring_push((at & MASK) as usize, item);
+        } else if at - self.cursor < Self::WINDOW {
+            self.ring_push((at & Self::MASK) as usize, item);
         } else {
             self.far_seq += 1;
             self.far.push(Reverse((at, self.far_seq, item)));
@@ -125,7 +133,7 @@ impl<T: Ord + Copy> EventQueue<T> {
             if self.cursor > now {
                 return None;
             }
-            let i = (self.cursor & MASK) as usize;
+            let i = (self.cursor & Self::MASK) as usize;
             if let Some(item) = self.ring_pop(i) {
                 self.len -= 1;
                 return Some((self.cursor, item));
@@ -143,10 +151,30 @@ impl<T: Ord + Copy> EventQueue<T> {
     /// The earliest cycle with items in the ring.
     #[inline]
     fn first_in_ring(&self) -> Option<u64> {
-        // Slot `cursor & MASK` rotated to bit 0: the lowest set bit is the
-        // distance to the first occupied cycle.
-        let bits = self.occupied.rotate_right((self.cursor & MASK) as u32);
-        (bits != 0).then(|| self.cursor + u64::from(bits.trailing_zeros()))
+        let start = (self.cursor & Self::MASK) as usize;
+        if WORDS == 1 {
+            // Slot `start` rotated to bit 0: the lowest set bit is the
+            // distance to the first occupied cycle.
+            let bits = self.occupied[0].rotate_right(start as u32);
+            return (bits != 0).then(|| self.cursor + u64::from(bits.trailing_zeros()));
+        }
+        // The first occupied slot at or after `start`, wrapping around.
+        let (w0, b0) = (start / 64, start % 64);
+        for n in 0..=WORDS {
+            let w = (w0 + n) % WORDS;
+            let mut bits = self.occupied[w];
+            if n == 0 {
+                bits &= u64::MAX << b0;
+            } else if n == WORDS {
+                bits &= (1u64 << b0).wrapping_sub(1);
+            }
+            if bits != 0 {
+                let slot = w * 64 + bits.trailing_zeros() as usize;
+                let dist = (slot + 64 * WORDS - start) % (64 * WORDS);
+                return Some(self.cursor + dist as u64);
+            }
+        }
+        None
     }
 
     /// Moves the cursor to `to` (no ring item is due before it) and moves
@@ -155,11 +183,11 @@ impl<T: Ord + Copy> EventQueue<T> {
         debug_assert!(to > self.cursor);
         self.cursor = to;
         while let Some(&Reverse((c, _, item))) = self.far.peek() {
-            if c - self.cursor >= WINDOW {
+            if c - self.cursor >= Self::WINDOW {
                 break;
             }
             self.far.pop();
-            self.ring_push((c & MASK) as usize, item);
+            self.ring_push((c & Self::MASK) as usize, item);
         }
     }
 
@@ -178,7 +206,7 @@ impl<T: Ord + Copy> EventQueue<T> {
         let f = &mut self.ring[i];
         if f.last == NIL {
             f.first = e;
-            self.occupied |= 1 << i;
+            self.occupied[i / 64] |= 1 << (i % 64);
         } else {
             self.arena[f.last as usize].1 = e;
         }
@@ -197,7 +225,7 @@ impl<T: Ord + Copy> EventQueue<T> {
         f.first = next;
         if next == NIL {
             f.last = NIL;
-            self.occupied &= !(1 << i);
+            self.occupied[i / 64] &= !(1 << (i % 64));
         }
         self.arena[e as usize].1 = self.free;
         self.free = e;
@@ -213,7 +241,14 @@ mod tests {
     /// near, far and late, interleaved with draining.
     #[test]
     fn pops_in_heap_order() {
-        let mut q: EventQueue<u32> = EventQueue::new();
+        pops_in_heap_order_with::<1>();
+        pops_in_heap_order_with::<3>();
+        pops_in_heap_order_with::<8>();
+    }
+
+    fn pops_in_heap_order_with<const W: usize>() {
+        let window = 64 * W as u64;
+        let mut q: EventQueue<u32, W> = EventQueue::new();
         let mut heap: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::new();
         let mut seq = 0;
         let mut x = 0x2545_f491_4f6c_dd1du64;
@@ -228,7 +263,8 @@ mod tests {
             for _ in 0..rnd(4) {
                 let at = match rnd(10) {
                     0 => now.saturating_sub(rnd(3)),
-                    1 => now + WINDOW + rnd(3 * WINDOW),
+                    1 => now + window + rnd(3 * window),
+                    2 => now + rnd(window + 2),
                     _ => now + rnd(40),
                 };
                 seq += 1;

@@ -184,9 +184,9 @@ pub struct MemSys {
     /// (`u64::MAX` if none), dense for `next_event`.
     port_next_start: Vec<u64>,
     /// Packets in flight to the slices, by arrival cycle.
-    to_l2: EventQueue<Packet>,
+    to_l2: EventQueue<Packet, 8>,
     /// Replies in flight to the SMs, by arrival cycle.
-    to_sm: EventQueue<Packet>,
+    to_sm: EventQueue<Packet, 8>,
     slices: Vec<Slice>,
     /// Per slice: the cycle its next tag lookup may happen (`u64::MAX`
     /// with nothing queued), kept dense so a cycle visits only due slices.
