@@ -47,14 +47,18 @@ pub struct AddrMap {
 
 /// The bits of `value` at the positions set in `mask`, packed low first.
 pub fn pack_bits(mask: u64, value: u64) -> u64 {
+    // One step per run of adjacent mask bits (GPGPU-Sim's masks have one
+    // to three runs).
     let mut out = 0;
     let mut pos = 0;
     let mut m = mask;
     while m != 0 {
-        let bit = m.trailing_zeros();
-        out |= ((value >> bit) & 1) << pos;
-        pos += 1;
-        m &= m - 1;
+        let lo = m.trailing_zeros();
+        let run = (m >> lo).trailing_ones();
+        let ones = if run >= 64 { u64::MAX } else { (1u64 << run) - 1 };
+        out |= ((value >> lo) & ones) << pos;
+        pos += run;
+        m &= !(ones << lo);
     }
     out
 }

@@ -105,7 +105,7 @@ struct L2Miss {
 struct Slice {
     tags: TagArray,
     /// Requests waiting for their tag lookup: (ready cycle, packet).
-    rop: VecDeque<(u64, Packet)>,
+    rop: VecDeque<(u64, Packet, u64)>,
     /// Earliest cycle of the next tag lookup (one per cycle).
     next_lookup: u64,
     /// Outstanding DRAM reads, one per L2 line.
@@ -183,8 +183,9 @@ pub struct MemSys {
     /// Per SM port: the start cycle of its oldest packet not yet started
     /// (`u64::MAX` if none), dense for `next_event`.
     port_next_start: Vec<u64>,
-    /// Packets in flight to the slices, by arrival cycle.
-    to_l2: EventQueue<Packet, 8>,
+    /// Packets in flight to the slices, by arrival cycle, with their
+    /// slice and line within it (decoded once, at injection).
+    to_l2: EventQueue<(Packet, u32, u64), 8>,
     /// Replies in flight to the SMs, by arrival cycle.
     to_sm: EventQueue<Packet, 8>,
     slices: Vec<Slice>,
@@ -275,7 +276,7 @@ impl MemSys {
         self.port_next_start[p.sm as usize] = port.starts.front().copied().unwrap_or(u64::MAX);
         // The slice's input port takes the packet's flits one cycle's
         // worth at a time, after those of earlier packets.
-        let s = self.slice_of(p.addr).0;
+        let (s, line) = self.slice_of(p.addr);
         let mut arrive = (left + self.icnt_latency + delay).max(self.slice_in_free[s] + cycles);
         // The slice takes the packet only when its input queue will have
         // room for the packet's sector accesses by the time they leave the
@@ -298,7 +299,7 @@ impl MemSys {
         self.slice_busy[s] = self.slice_busy[s].max(arrive + self.l2_latency) + accesses;
         self.slice_in_free[s] = arrive;
         self.next_due = self.next_due.min(arrive);
-        self.to_l2.push(arrive, p);
+        self.to_l2.push(arrive, (p, s as u32, line));
     }
 
     /// The slice of a byte address and the line's address within it (its
@@ -429,15 +430,15 @@ impl MemSys {
     fn step(&mut self, now: u64, atomics: &mut Vec<Packet>, replies: &mut Vec<Packet>) -> bool {
         let mut active = false;
         // 1. Arrivals at the slices.
-        while let Some((at, p)) = self.to_l2.pop_due(now) {
+        while let Some((at, (p, s, line))) = self.to_l2.pop_due(now) {
             active = true;
             if p.kind == PacketKind::Atomic && p.perform {
                 self.stats.atomics += 1;
                 atomics.push(p);
             }
-            let (s, _) = self.slice_of(p.addr);
+            let s = s as usize;
             let ready = at + self.l2_latency;
-            self.slices[s].rop.push_back((ready, p));
+            self.slices[s].rop.push_back((ready, p, line));
             self.refresh_lookup_due(s);
         }
         // 2. DRAM clocks up to this cycle, then reads whose data has
@@ -481,10 +482,9 @@ impl MemSys {
             if self.lookup_due[s] > now {
                 continue;
             }
-            let Some(&(_, p)) = self.slices[s].rop.front() else {
+            let Some(&(_, p, line)) = self.slices[s].rop.front() else {
                 continue;
             };
-            let (_, line) = self.slice_of(p.addr);
             let write = p.kind == PacketKind::Write;
             let need = self.sectors_of(&p);
             let valid = self.slices[s].tags.sectors(line).map_or(0, |v| v.0);
@@ -569,7 +569,7 @@ impl MemSys {
         self.lookup_due[s] = sl
             .rop
             .front()
-            .map_or(u64::MAX, |&(ready, _)| ready.max(sl.next_lookup));
+            .map_or(u64::MAX, |&(ready, _, _)| ready.max(sl.next_lookup));
     }
 
     /// Adds this cycle's stall counts `cycles` times (idle skipping).
