@@ -55,7 +55,11 @@ pub fn pack_bits(mask: u64, value: u64) -> u64 {
     while m != 0 {
         let lo = m.trailing_zeros();
         let run = (m >> lo).trailing_ones();
-        let ones = if run >= 64 { u64::MAX } else { (1u64 << run) - 1 };
+        let ones = if run >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << run) - 1
+        };
         out |= ((value >> lo) & ones) << pos;
         pos += run;
         m &= !(ones << lo);

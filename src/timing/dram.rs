@@ -349,7 +349,12 @@ impl Dram {
         let last = self.last_tick_of(now);
         let mut active = false;
         loop {
-            let first_wake = self.channels.iter().map(|c| c.wake).min().unwrap_or(u64::MAX);
+            let first_wake = self
+                .channels
+                .iter()
+                .map(|c| c.wake)
+                .min()
+                .unwrap_or(u64::MAX);
             let k = self.next_tick.max(if cfg!(debug_assertions) {
                 // Debug builds visit every clock of a channel with work.
                 if self.channels.iter().all(Channel::empty) {
@@ -369,7 +374,10 @@ impl Dram {
                 if wake > k {
                     if cfg!(debug_assertions) && !self.channels[ch].empty() {
                         let did = self.tick(ch, k, cycle);
-                        assert!(!did, "DRAM channel {ch} acted at clock {k} before its wake {wake}");
+                        assert!(
+                            !did,
+                            "DRAM channel {ch} acted at clock {k} before its wake {wake}"
+                        );
                     }
                     continue;
                 }
@@ -511,7 +519,8 @@ impl Dram {
                     // The first free bank with requests, from `prio` on.
                     if c.ready_mask != 0 {
                         let b = first_from(c.ready_mask, c.prio, nbk);
-                        let q = schedule_fr_fcfs(&mut c.banks[b]).expect("a ready bank has requests");
+                        let q =
+                            schedule_fr_fcfs(&mut c.banks[b]).expect("a ready bank has requests");
                         c.prio = (c.prio + 1) & (nbk - 1);
                         c.banks[b].mrq = Some(q);
                         c.ready_mask &= !(1 << b);
@@ -692,7 +701,11 @@ fn next_from(mask: u64, prio: usize, i: usize, nbk: usize) -> Option<usize> {
     if i >= nbk || mask == 0 {
         return None;
     }
-    let full = if nbk >= 64 { u64::MAX } else { (1u64 << nbk) - 1 };
+    let full = if nbk >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << nbk) - 1
+    };
     // Rotate so bank `prio` is bit 0, then drop positions before `i`.
     let rotated = if prio == 0 {
         mask

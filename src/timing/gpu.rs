@@ -210,7 +210,7 @@ impl Gpu {
                 sm.last_run = now;
                 sm.active = false;
                 sm.cycle(now, ctx, &mut self.mem, global, replies)?;
-                if sm.retire_ctas(now, launch_index) > 0 {
+                if sm.maybe_retire && sm.retire_ctas(now, launch_index) > 0 {
                     ctas.on_retire();
                 }
                 // Only a running SM can make progress.

@@ -302,6 +302,7 @@ impl Sm {
                             l1d_evicted(
                                 &mut self.stats.l1d.evictions,
                                 &self.live_slots,
+                                &self.live_by_dyn_id,
                                 &self.warps,
                                 &mut self.vta,
                                 ev,
@@ -427,6 +428,7 @@ impl Sm {
                     l1d_evicted(
                         &mut self.stats.l1d.evictions,
                         &self.live_slots,
+                        &self.live_by_dyn_id,
                         &self.warps,
                         &mut self.vta,
                         ev,
@@ -524,15 +526,29 @@ impl Sm {
 fn l1d_evicted(
     evictions: &mut u64,
     live_slots: &[u32],
+    live_by_dyn_id: &[(u32, u32)],
     warps: &[WarpSlot],
     vta: &mut VictimTags,
     ev: Evicted,
 ) {
     *evictions += 1;
-    if let Some(&s) = live_slots
-        .iter()
-        .find(|&&s| warps[s as usize].dyn_id == ev.owner)
+    // The live warp with the owner's id (ids are unique among live warps).
+    let p = live_by_dyn_id.partition_point(|&(d, _)| d < ev.owner);
+    if let Some(&(d, s)) = live_by_dyn_id.get(p)
+        && d == ev.owner
     {
+        debug_assert_eq!(
+            live_slots
+                .iter()
+                .find(|&&x| warps[x as usize].dyn_id == ev.owner),
+            Some(&s)
+        );
         vta.insert(s, ev.line);
+    } else {
+        debug_assert!(
+            !live_slots
+                .iter()
+                .any(|&x| warps[x as usize].dyn_id == ev.owner)
+        );
     }
 }

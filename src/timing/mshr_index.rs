@@ -128,7 +128,10 @@ mod tests {
                 assert!(c.windows(2).all(|w| w[0] < w[1]));
                 let holders: Vec<usize> = (0..n).filter(|&i| lines[i] == Some(l)).collect();
                 assert_eq!(
-                    c.iter().copied().filter(|&i| lines[i] == Some(l)).collect::<Vec<_>>(),
+                    c.iter()
+                        .copied()
+                        .filter(|&i| lines[i] == Some(l))
+                        .collect::<Vec<_>>(),
                     holders
                 );
             }

@@ -436,6 +436,10 @@ pub struct Sm {
     pub maybe_retire: bool,
     /// Occupied warp slots, ascending.
     pub live_slots: Vec<u32>,
+    /// The live warps as (dynamic id, slot), by increasing dynamic id
+    /// (ids are handed out in increasing order): finds the warp owning an
+    /// evicted L1D line without scanning the slots.
+    pub live_by_dyn_id: Vec<(u32, u32)>,
     /// A warp exited or a CTA retired since the GPU last looked (livelock
     /// detection).
     pub progressed: bool,
@@ -550,6 +554,7 @@ impl Sm {
             last_run: 0,
             maybe_retire: false,
             live_slots: Vec::new(),
+            live_by_dyn_id: Vec::new(),
             progressed: false,
             warp_records: Vec::new(),
             warp_records_omitted: 0,
@@ -702,6 +707,9 @@ impl Sm {
             slot_list.insert(p, s);
             let p = self.live_slots.partition_point(|&x| x < s);
             self.live_slots.insert(p, s);
+            let d = self.warps[s as usize].dyn_id;
+            let p = self.live_by_dyn_id.partition_point(|&(x, _)| x < d);
+            self.live_by_dyn_id.insert(p, (d, s));
         }
         self.ctas[c] = Some(CtaSlot {
             id,
@@ -777,6 +785,10 @@ impl Sm {
                     b.retain(|&x| x != s);
                 }
                 self.live_slots.retain(|&x| x != s);
+                let d = self.warps[s as usize].dyn_id;
+                if let Ok(p) = self.live_by_dyn_id.binary_search(&(d, s)) {
+                    self.live_by_dyn_id.remove(p);
+                }
             }
             self.spare_ctas.push((
                 std::mem::take(&mut cta.warps),
