@@ -24,7 +24,7 @@ struct Fifo {
 }
 
 /// Items of type `T` due at cycles; the ring covers the next 64 × `WORDS`
-/// cycles (queues whose items are mostly due further ahead take more
+/// cycles (`WORDS` a power of two) (queues whose items are mostly due further ahead take more
 /// words, so that few go through the heap).
 #[derive(Clone, Debug)]
 pub struct EventQueue<T: Ord + Copy, const WORDS: usize = 1> {
@@ -52,6 +52,8 @@ pub struct EventQueue<T: Ord + Copy, const WORDS: usize = 1> {
 
 impl<T: Ord + Copy, const WORDS: usize> Default for EventQueue<T, WORDS> {
     fn default() -> Self {
+        // Slots are cycles masked by the window: a power of two.
+        const { assert!(WORDS.is_power_of_two(), "EventQueue's WORDS must be a power of two") };
         EventQueue {
             ring: vec![
                 Fifo {
@@ -242,7 +244,7 @@ mod tests {
     #[test]
     fn pops_in_heap_order() {
         pops_in_heap_order_with::<1>();
-        pops_in_heap_order_with::<3>();
+        pops_in_heap_order_with::<4>();
         pops_in_heap_order_with::<8>();
     }
 
