@@ -53,7 +53,12 @@ pub struct EventQueue<T: Ord + Copy, const WORDS: usize = 1> {
 impl<T: Ord + Copy, const WORDS: usize> Default for EventQueue<T, WORDS> {
     fn default() -> Self {
         // Slots are cycles masked by the window: a power of two.
-        const { assert!(WORDS.is_power_of_two(), "EventQueue's WORDS must be a power of two") };
+        const {
+            assert!(
+                WORDS.is_power_of_two(),
+                "EventQueue's WORDS must be a power of two"
+            )
+        };
         EventQueue {
             ring: vec![
                 Fifo {
