@@ -223,6 +223,13 @@ pub struct IcntConfig {
     pub queue: u32,
     /// Bytes of a packet header (a read request is one header).
     pub header_bytes: u32,
+    /// Replies cross a crossbar with head-of-line blocking, one packet per
+    /// L2 sector ([`crate::timing::crossbar`]); false: each slice's port
+    /// sends one packet per reply at `flits_per_cycle`, whatever its SM.
+    pub reply_crossbar: bool,
+    /// Reply packets a slice holds for the crossbar before its L2 stops
+    /// looking up (with `reply_crossbar`).
+    pub reply_buffer: u32,
 }
 
 /// L2 slices (address-interleaved by line).
@@ -450,6 +457,8 @@ impl GpuConfig {
                 flits_per_cycle: 1,
                 queue: 16,
                 header_bytes: 8,
+                reply_crossbar: true,
+                reply_buffer: 137,
             },
             l2: L2Config {
                 slices: 12,

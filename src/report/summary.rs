@@ -151,8 +151,8 @@ pub fn timing_summary(s: &Stats) -> String {
     };
     let _ = writeln!(
         o,
-        "DRAM      {} reads, {} writes, {} bytes ({bw:.1} B/cycle), {} queue-full stalls",
-        m.dram_reads, m.dram_writes, m.dram_bytes, m.dram_full
+        "DRAM      {} reads, {} writes, {} bytes ({bw:.1} B/cycle), {} queue-full stalls; {} reply-buffer-full stalls",
+        m.dram_reads, m.dram_writes, m.dram_bytes, m.dram_full, m.reply_full
     );
     let _ = writeln!(
         o,

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::config::GpuConfig;
 use crate::timing::cache::TagArray;
+use crate::timing::crossbar::ReplyCrossbar;
 use crate::timing::dram::{Dram, DramRequest};
 use crate::timing::event_queue::EventQueue;
 
@@ -142,6 +143,10 @@ pub struct MemStats {
     pub dram_busy_cycles: u64,
     /// Slice-cycles a lookup waited because its DRAM queue was full.
     pub dram_full: u64,
+    /// Slice-cycles a lookup waited because the slice's reply buffer
+    /// (`icnt.reply_buffer` packets) was full (GPGPU-Sim's
+    /// `gpu_stall_icnt2sh`, per slice-cycle).
+    pub reply_full: u64,
     /// Packets sent SM → L2.
     pub icnt_requests: u64,
     /// Packets sent L2 → SM.
@@ -193,8 +198,13 @@ pub struct MemSys {
     /// with nothing queued), kept dense so a cycle visits only due slices.
     lookup_due: Vec<u64>,
     dram: Dram,
+    /// The reply crossbar (`icnt.reply_crossbar`), else `None`: replies
+    /// leave through the slices' ports.
+    crossbar: Option<ReplyCrossbar<Packet>>,
     /// Slices blocked on a full DRAM queue in the current cycle.
     blocked_now: u64,
+    /// Slices blocked on a full reply buffer in the current cycle.
+    reply_blocked_now: u64,
     /// Nothing can happen before this cycle (fast path of `cycle`).
     next_due: u64,
     /// Counters.
@@ -237,7 +247,15 @@ impl MemSys {
                 })
                 .collect(),
             dram: Dram::new(cfg),
+            crossbar: cfg.icnt.reply_crossbar.then(|| {
+                ReplyCrossbar::new(
+                    slices as usize,
+                    cfg.core.num_sms.max(1) as usize,
+                    cfg.icnt.reply_buffer,
+                )
+            }),
             blocked_now: 0,
+            reply_blocked_now: 0,
             next_due: 0,
             stats: MemStats::default(),
         }
@@ -313,6 +331,23 @@ impl MemSys {
     }
 
     fn reply(&mut self, now: u64, slice: usize, p: Packet) {
+        if self.crossbar.is_some() {
+            // One packet per sector the reply returns or acknowledges
+            // (GPGPU-Sim splits line requests into sector requests at the
+            // L2, each answered alone); an atomic's reply is one packet.
+            let parts = match p.kind {
+                PacketKind::Atomic => 1,
+                _ => self.sectors_of(&p).count_ones().max(1),
+            };
+            let payload = p.reply_bytes.div_ceil(parts);
+            let cycles = self.packet_cycles(payload);
+            self.stats.icnt_replies += u64::from(parts);
+            self.stats.icnt_flits += u64::from(parts) * self.flits(payload);
+            if let Some(x) = self.crossbar.as_mut() {
+                x.push(slice, p.sm, p, parts, cycles);
+            }
+            return;
+        }
         let cycles = self.packet_cycles(p.reply_bytes);
         self.stats.icnt_replies += 1;
         self.stats.icnt_flits += self.flits(p.reply_bytes);
@@ -412,6 +447,7 @@ impl MemSys {
         replies: &mut Vec<Packet>,
     ) -> bool {
         self.blocked_now = 0;
+        self.reply_blocked_now = 0;
         if now < self.next_due {
             return false;
         }
@@ -477,9 +513,31 @@ impl MemSys {
             waiters.clear();
             self.slices[s].spare_waiters.push(waiters);
         }
-        // 3. Tag lookups, one per slice per cycle.
+        // 3. The reply crossbar's arbitration (replies queued by earlier
+        //    cycles' lookups and fills).
+        if let Some(x) = self.crossbar.as_mut()
+            && !x.is_empty()
+        {
+            active = true;
+            let (eject, to_sm, latency) =
+                (&mut self.sm_eject_free, &mut self.to_sm, self.icnt_latency);
+            x.step(now, |p, left| {
+                // In order at the SM: a reply never overtakes an earlier
+                // one to the same SM.
+                let e = &mut eject[p.sm as usize];
+                let arrive = (left + latency).max(*e + 1);
+                *e = arrive;
+                to_sm.push(arrive, p);
+            });
+        }
+        // 4. Tag lookups, one per slice per cycle.
         for s in 0..self.slices.len() {
             if self.lookup_due[s] > now {
+                continue;
+            }
+            if self.crossbar.as_ref().is_some_and(|x| x.full(s)) {
+                // The slice's reply buffer is full: the lookup waits.
+                self.reply_blocked_now += 1;
                 continue;
             }
             let Some(&(_, p, line)) = self.slices[s].rop.front() else {
@@ -575,6 +633,7 @@ impl MemSys {
     /// Adds this cycle's stall counts `cycles` times (idle skipping).
     pub fn account(&mut self, cycles: u64) {
         self.stats.dram_full += self.blocked_now * cycles;
+        self.stats.reply_full += self.reply_blocked_now * cycles;
     }
 
     /// The earliest cycle after the last [`MemSys::cycle`] at which
@@ -606,6 +665,9 @@ impl MemSys {
         if let Some(t) = self.dram.next_event(now) {
             at(t);
         }
+        if self.crossbar.as_ref().is_some_and(|x| !x.is_empty()) {
+            at(now + 1);
+        }
         for &s in &self.port_next_start {
             if s != u64::MAX {
                 at(s);
@@ -618,6 +680,7 @@ impl MemSys {
     pub fn busy(&self) -> bool {
         !self.to_l2.is_empty()
             || !self.to_sm.is_empty()
+            || self.crossbar.as_ref().is_some_and(|x| !x.is_empty())
             || self
                 .slices
                 .iter()

@@ -8,6 +8,7 @@
 pub mod addrdec;
 pub mod cache;
 pub mod coalescer;
+pub mod crossbar;
 pub mod cta;
 pub mod dram;
 pub mod event_queue;
