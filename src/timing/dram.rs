@@ -90,6 +90,10 @@ struct Bank {
     rp_at: u64,
     wtp_at: u64,
     rtp_at: u64,
+    /// No command for the request the bank serves can issue before this
+    /// clock (a lower bound: every constraint only moves later; reset to
+    /// 0 whenever the bank's request, row or state changes).
+    ready_lb: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -391,6 +395,30 @@ impl Dram {
         active
     }
 
+    /// The first clock at which busy bank `j` of channel `c` may issue a
+    /// command for its request, from the timing constraints as they stand:
+    /// its column command if its row is open, else an activate (bank
+    /// idle) or a precharge (another row open).
+    fn bank_ready_at(&self, c: &Channel, j: usize) -> u64 {
+        let b = &c.banks[j];
+        let Some(q) = b.mrq else {
+            return u64::MAX;
+        };
+        let g = &c.groups[self.bank_group(j)];
+        if b.active && b.row == q.row {
+            let dir = if q.req.write {
+                b.rcdwr_at.max(c.rtw_at)
+            } else {
+                b.rcd_at.max(c.wtr_at)
+            };
+            dir.max(c.ccd_at).max(g.ccdl_at)
+        } else if !b.active {
+            c.rrd_at.max(b.rp_at).max(b.rc_at)
+        } else {
+            b.ras_at.max(b.wtp_at).max(b.rtp_at).max(g.rtpl_at)
+        }
+    }
+
     /// The first DRAM clock at which channel `ch`, whose last tick (in
     /// core cycle `cycle`) did nothing, can do anything: nothing that
     /// blocks a tick changes until an action of its own or a new request,
@@ -411,24 +439,7 @@ impl Dram {
         while busy != 0 {
             let j = busy.trailing_zeros() as usize;
             busy &= busy - 1;
-            let b = &c.banks[j];
-            {
-                let Some(q) = b.mrq else { continue };
-                let g = &c.groups[self.bank_group(j)];
-                let at = if b.active && b.row == q.row {
-                    let dir = if q.req.write {
-                        b.rcdwr_at.max(c.rtw_at)
-                    } else {
-                        b.rcd_at.max(c.wtr_at)
-                    };
-                    dir.max(c.ccd_at).max(g.ccdl_at)
-                } else if !b.active {
-                    c.rrd_at.max(b.rp_at).max(b.rc_at)
-                } else {
-                    b.ras_at.max(b.wtp_at).max(b.rtp_at).max(g.rtpl_at)
-                };
-                wake = wake.min(at);
-            }
+            wake = wake.min(self.bank_ready_at(c, j));
         }
         if let Some(&(ready, _)) = c.latency_q.front()
             && c.pending < self.queue
@@ -523,6 +534,7 @@ impl Dram {
                             schedule_fr_fcfs(&mut c.banks[b]).expect("a ready bank has requests");
                         c.prio = (c.prio + 1) & (nbk - 1);
                         c.banks[b].mrq = Some(q);
+                        c.banks[b].ready_lb = 0;
                         c.ready_mask &= !(1 << b);
                         c.busy_mask |= 1 << b;
                         c.pending -= 1;
@@ -534,6 +546,7 @@ impl Dram {
                 {
                     c.fifo.pop_front();
                     c.banks[q.bank as usize].mrq = Some(q);
+                    c.banks[q.bank as usize].ready_lb = 0;
                     c.busy_mask |= 1 << q.bank;
                     c.pending -= 1;
                     c.busy_banks += 1;
@@ -588,12 +601,18 @@ impl Dram {
                 break;
             };
             i = ((j + nbk - c.prio) & (nbk - 1)) + 1;
+            if k < c.banks[j].ready_lb {
+                // Neither its column nor a row command can issue yet.
+                continue;
+            }
             let g = self.bank_group(j);
             if self.column(ch, j, g, k, cycle) {
                 // Nothing more this clock once a column command issued.
+                self.channels[ch].banks[j].ready_lb = 0;
                 col = true;
                 break;
             }
+            let mut acted = false;
             if !row {
                 let c = &mut self.channels[ch];
                 let grp = c.groups[g];
@@ -610,6 +629,7 @@ impl Dram {
                     c.prio = (j + 1) & (nbk - 1);
                     self.counts.activates += 1;
                     row = true;
+                    acted = true;
                 } else if b.active
                     && b.row != want
                     && k >= b.ras_at
@@ -622,8 +642,15 @@ impl Dram {
                     c.prio = (j + 1) & (nbk - 1);
                     self.counts.precharges += 1;
                     row = true;
+                    acted = true;
                 }
             }
+            let lb = if acted {
+                0
+            } else {
+                self.bank_ready_at(&self.channels[ch], j)
+            };
+            self.channels[ch].banks[j].ready_lb = lb;
         }
         col || row
     }
