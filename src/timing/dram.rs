@@ -747,18 +747,20 @@ fn next_from(mask: u64, prio: usize, i: usize, nbk: usize) -> Option<usize> {
 /// serving the chosen row oldest first; when none is chosen, choose the
 /// open row if a request wants it, else the oldest request's row.
 fn schedule_fr_fcfs(b: &mut Bank) -> Option<Queued> {
-    if b.open_bin.is_none() {
-        let oldest = b.queue.front()?;
-        b.open_bin = Some(if b.queue.iter().any(|q| q.row == b.row) {
-            b.row
-        } else {
-            oldest.row
-        });
-    }
-    let row = b.open_bin?;
-    let pos = b.queue.iter().position(|q| q.row == row)?;
+    let oldest_row = b.queue.front()?.row;
+    // The first request for the row being served (or, choosing one, for
+    // the open row), found in one pass.
+    let (row, pos) = match b.open_bin {
+        Some(row) => (row, b.queue.iter().position(|q| q.row == row)?),
+        None => match b.queue.iter().position(|q| q.row == b.row) {
+            Some(pos) => (b.row, pos),
+            None => (oldest_row, 0),
+        },
+    };
+    b.open_bin = Some(row);
     let q = b.queue.remove(pos)?;
-    if !b.queue.iter().any(|q| q.row == row) {
+    // Requests before `pos` are for other rows: look after it only.
+    if !b.queue.iter().skip(pos).any(|q| q.row == row) {
         b.open_bin = None;
     }
     Some(q)
