@@ -257,6 +257,12 @@ pub struct L2Config {
     /// full queue holds requests in the interconnect and blocks their
     /// SM's port.
     pub input_queue: u32,
+    /// Bytes per cycle a slice's data array reads out for a write-back
+    /// (GPGPU-Sim's L2 data port width, the last field of
+    /// `-gpgpu_cache:dl2`): a lookup or fill that evicts a dirty line
+    /// holds the slice's lookups for dirty bytes / width cycles, the
+    /// lookup's own cycle included. 0: write-backs cost no lookup time.
+    pub data_port_width: u32,
 }
 
 /// DRAM channels (GPGPU-Sim's `dram_t`, see `src/timing/dram.rs`): banks
@@ -469,6 +475,7 @@ impl GpuConfig {
                 sector_bytes: 32,
                 fill_on_copy: true,
                 input_queue: 64,
+                data_port_width: 32,
             },
             dram: DramConfig {
                 channels: 6,

@@ -185,6 +185,8 @@ pub struct MemSys {
     slice_busy: Vec<u64>,
     /// Sector accesses a slice's input queue holds past the ROP delay.
     l2_input_queue: u64,
+    /// Bytes per cycle a slice reads out for a write-back (0: free).
+    l2_data_port: u64,
     /// Per SM port: the start cycle of its oldest packet not yet started
     /// (`u64::MAX` if none), dense for `next_event`.
     port_next_start: Vec<u64>,
@@ -233,6 +235,7 @@ impl MemSys {
             slice_in_free: vec![0; slices as usize],
             slice_busy: vec![0; slices as usize],
             l2_input_queue: u64::from(cfg.l2.input_queue.max(1)),
+            l2_data_port: u64::from(cfg.l2.data_port_width),
             to_l2: EventQueue::new(),
             to_sm: EventQueue::new(),
             lookup_due: vec![u64::MAX; slices as usize],
@@ -361,23 +364,44 @@ impl MemSys {
     }
 
     /// Fills slice `slice`'s line `line` (its address within the slice);
-    /// a dirty victim is written back to DRAM.
-    fn fill_l2(&mut self, slice: usize, line: u64, valid: u32, dirty: u32) {
-        if let Some(e) = self.slices[slice].tags.fill_sectors(line, 0, valid, dirty)
-            && e.dirty_sectors & self.all_sectors() != 0
-        {
-            // One write of the dirty sectors (GPGPU-Sim's modified size).
-            self.stats.l2_writebacks += 1;
-            let addr = self.dram.map().compose(slice as u32, e.line * self.l2_line);
-            let dirty = (e.dirty_sectors & self.all_sectors()).count_ones();
-            self.send_dram(DramRequest {
-                addr,
-                bytes: (u64::from(dirty) * self.sector_bytes) as u32,
-                write: true,
-                slice: slice as u32,
-                tag: e.line,
-            });
+    /// a dirty victim is written back to DRAM. Returns the cycles the
+    /// write-back holds the slice's data port (0 without one).
+    fn fill_l2(&mut self, slice: usize, line: u64, valid: u32, dirty: u32) -> u64 {
+        let Some(e) = self.slices[slice].tags.fill_sectors(line, 0, valid, dirty) else {
+            return 0;
+        };
+        if e.dirty_sectors & self.all_sectors() == 0 {
+            return 0;
         }
+        // One write of the dirty sectors (GPGPU-Sim's modified size).
+        self.stats.l2_writebacks += 1;
+        let addr = self.dram.map().compose(slice as u32, e.line * self.l2_line);
+        let dirty = (e.dirty_sectors & self.all_sectors()).count_ones();
+        let bytes = u64::from(dirty) * self.sector_bytes;
+        self.send_dram(DramRequest {
+            addr,
+            bytes: bytes as u32,
+            write: true,
+            slice: slice as u32,
+            tag: e.line,
+        });
+        bytes.checked_div(self.l2_data_port).unwrap_or(0)
+    }
+
+    /// A write-back read `port` cycles out of slice `s`'s data array
+    /// (GPGPU-Sim's `use_data_port` on a miss that evicts a dirty line):
+    /// the slice's next lookup waits until the port is free, `port − 1`
+    /// cycles after the cycle that took it (`from`: the lookup's end, or
+    /// now for a fill), and so does the estimate of its input queue.
+    fn hold_data_port(&mut self, s: usize, from: u64, port: u64) {
+        if port <= 1 {
+            return;
+        }
+        let extra = port - 1;
+        let sl = &mut self.slices[s];
+        sl.next_lookup = sl.next_lookup.max(from) + extra;
+        self.slice_busy[s] = self.slice_busy[s].max(from) + extra;
+        self.refresh_lookup_due(s);
     }
 
     /// A host-to-device copy of `len` bytes at `addr`: each 32-byte
@@ -506,7 +530,10 @@ impl MemSys {
                 .iter()
                 .filter(|p| p.kind == PacketKind::Atomic)
                 .fold(0, |d, p| d | self.sectors_of(p));
-            self.fill_l2(s, line, m.pending, dirty);
+            // GPGPU-Sim evicts at the miss (allocate-on-miss); here at
+            // the fill, which holds the slice's next lookups instead.
+            let port = self.fill_l2(s, line, m.pending, dirty);
+            self.hold_data_port(s, now, port);
             for &p in &waiters {
                 self.reply(now, s, p);
             }
@@ -570,14 +597,17 @@ impl MemSys {
                 // Write-allocate without fetching: the written sectors
                 // become valid and dirty; the write is acknowledged at once
                 // (a header-only reply).
-                self.fill_l2(s, line, 0, need);
+                let port = self.fill_l2(s, line, 0, need);
+                let end = self.slices[s].next_lookup;
+                self.hold_data_port(s, end, port);
                 self.reply(now, s, p);
                 continue;
             }
             if need & !valid == 0 {
                 self.slices[s].tags.access(line);
                 if p.kind == PacketKind::Atomic {
-                    self.fill_l2(s, line, 0, need);
+                    // A hit: nothing is evicted.
+                    let _ = self.fill_l2(s, line, 0, need);
                 }
                 self.reply(now, s, p);
                 continue;
@@ -776,6 +806,58 @@ mod tests {
             assert_eq!(m.stats.l2_writebacks, 1, "sector {sector}");
             assert_eq!(m.stats.dram_bytes, bytes, "sector {sector}");
             assert_eq!(m.stats.dram_writes, commands, "sector {sector}");
+        }
+    }
+
+    /// The cycles at which slice 0 looks up two writes that arrive
+    /// together, the first evicting a fully dirty line of its set (four
+    /// full-line writes filled the set's 4 ways), the second to another set.
+    fn lookups_after_a_dirty_eviction(cfg: &GpuConfig) -> (u64, u64) {
+        let mut m = MemSys::new(cfg);
+        let mut now = 0;
+        for i in 0..4u64 {
+            send(
+                &mut m,
+                &mut now,
+                packet(PacketKind::Write, i * 16384, u32::MAX),
+            );
+        }
+        assert_eq!(m.stats.l2_writebacks, 0);
+        m.inject(now, 0, packet(PacketKind::Write, 4 * 16384, u32::MAX));
+        m.inject(now, 0, packet(PacketKind::Write, 128, u32::MAX));
+        let (mut atomics, mut replies) = (Vec::new(), Vec::new());
+        let mut looked_up = Vec::new();
+        while m.busy() && now < 1_000_000 {
+            let queued = m.slices[0].rop.len();
+            m.cycle(now, &mut atomics, &mut replies);
+            for _ in m.slices[0].rop.len()..queued {
+                looked_up.push(now);
+            }
+            now += 1;
+        }
+        assert_eq!(m.stats.l2_writebacks, 1);
+        assert_eq!(m.stats.dram_bytes, 128);
+        assert_eq!(looked_up.len(), 2);
+        (looked_up[0], looked_up[1])
+    }
+
+    /// GPGPU-Sim's L2 data port (`use_data_port`): a miss that writes back
+    /// a dirty line reads it out of the data array at 32 bytes per cycle,
+    /// and the slice's next access waits for the port: 128 dirty bytes hold
+    /// it 4 cycles, the miss's own cycle included. Sectored, the evicting
+    /// write's four sector accesses then take 1 + 3 + 3 = 7 cycles instead
+    /// of 4; unsectored (one access), 4 instead of 1. Width 0: no cost.
+    #[test]
+    fn a_dirty_eviction_holds_the_slice_data_port() {
+        for (sector, free, held) in [(32, 4, 7), (128, 1, 4)] {
+            let mut cfg = GpuConfig::tiny();
+            cfg.l2.sector_bytes = sector;
+            assert_eq!(cfg.l2.data_port_width, 32);
+            let (a, b) = lookups_after_a_dirty_eviction(&cfg);
+            assert_eq!(b - a, held, "sector {sector}, port 32");
+            cfg.l2.data_port_width = 0;
+            let (a, b) = lookups_after_a_dirty_eviction(&cfg);
+            assert_eq!(b - a, free, "sector {sector}, port 0");
         }
     }
 }
