@@ -10,6 +10,7 @@ pub mod cache;
 pub mod coalescer;
 pub mod crossbar;
 pub mod cta;
+pub mod cta_residency;
 pub mod dram;
 pub mod event_queue;
 pub mod fetch;
