@@ -144,10 +144,14 @@ impl TagArray {
         self.clock += 1;
         let clock = self.clock;
         let s = self.set(line);
+        let ways = s..s + self.ways;
         let mut invalid = None;
         let (mut lru, mut oldest) = (None, u64::MAX);
-        for i in 0..self.ways {
-            let (l, t, r) = (self.lines[s + i], self.stamps[s + i], self.reserved[s + i]);
+        let set = self.lines[ways.clone()]
+            .iter()
+            .zip(&self.stamps[ways.clone()])
+            .zip(&self.reserved[ways]);
+        for (i, ((&l, &t), &r)) in set.enumerate() {
             if l == line {
                 return Err(());
             }
