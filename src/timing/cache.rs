@@ -141,6 +141,12 @@ impl TagArray {
     /// is reserved or the line already is (the miss must wait: a
     /// reservation failure). Returns the valid line evicted, if any.
     pub fn reserve(&mut self, line: u64, owner: u32) -> Result<Option<Evicted>, ()> {
+        self.reserve_way(line, owner).map(|(_, evicted)| evicted)
+    }
+
+    /// [`TagArray::reserve`], also giving the way reserved (for
+    /// [`TagArray::fill_reserved`]).
+    pub fn reserve_way(&mut self, line: u64, owner: u32) -> Result<(usize, Option<Evicted>), ()> {
         self.clock += 1;
         let clock = self.clock;
         let s = self.set(line);
@@ -167,7 +173,17 @@ impl TagArray {
         let Some(w) = invalid.or(lru) else {
             return Err(());
         };
-        Ok(self.install(s + w, line, owner, clock, 0, 0, true))
+        Ok((s + w, self.install(s + w, line, owner, clock, 0, 0, true)))
+    }
+
+    /// [`TagArray::fill`] (clean) of `line`, which [`TagArray::reserve_way`]
+    /// reserved in way `way`: the same effect without looking for it.
+    pub fn fill_reserved(&mut self, way: usize, line: u64) {
+        debug_assert!(self.lines[way] == line && self.reserved[way]);
+        self.clock += 1;
+        self.stamps[way] = self.clock;
+        self.reserved[way] = false;
+        self.valid_sectors[way] = u32::MAX;
     }
 
     /// Puts `line` into way `victim` with its owner, stamp, sectors and

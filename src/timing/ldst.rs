@@ -291,13 +291,17 @@ impl Sm {
                     // (the unit waits for a fill, like a full MSHR file).
                     let reserved = match mem.can_inject(self.id, now) {
                         false => None,
-                        true if cfg.l1d.allocate_on_miss => Some(self.l1d.reserve(r.line, dyn_id)),
-                        true => Some(Ok(None)),
+                        true if cfg.l1d.allocate_on_miss => Some(
+                            self.l1d
+                                .reserve_way(r.line, dyn_id)
+                                .map(|(w, e)| (Some(w as u32), e)),
+                        ),
+                        true => Some(Ok((None, None))),
                     };
                     if let Some(Err(())) = reserved {
                         self.ldst_stall = LdStStall::Mshr;
                         false
-                    } else if let Some(Ok(evicted)) = reserved {
+                    } else if let Some(Ok((way, evicted))) = reserved {
                         if let Some(ev) = evicted {
                             l1d_evicted(
                                 &mut self.stats.l1d.evictions,
@@ -322,6 +326,7 @@ impl Sm {
                             waiters: std::mem::take(&mut m.waiters),
                             owner: dyn_id,
                             used: true,
+                            way,
                         };
                         m.waiters.clear();
                         m.waiters.push(job.inflight);
@@ -424,7 +429,14 @@ impl Sm {
                     self.changed = true;
                 }
                 let (line, owner) = (self.mshrs[i].line, self.mshrs[i].owner);
-                if let Some(ev) = self.l1d.fill(line, owner, false) {
+                let evicted = match self.mshrs[i].way.take() {
+                    Some(w) => {
+                        self.l1d.fill_reserved(w as usize, line);
+                        None
+                    }
+                    None => self.l1d.fill(line, owner, false),
+                };
+                if let Some(ev) = evicted {
                     l1d_evicted(
                         &mut self.stats.l1d.evictions,
                         &self.live_slots,

@@ -291,6 +291,8 @@ pub struct Mshr {
     pub owner: u32,
     /// In use.
     pub used: bool,
+    /// The L1D way reserved for the line (allocate on miss), if any.
+    pub way: Option<u32>,
 }
 
 /// The memory instruction the LD/ST unit is working through.
