@@ -240,6 +240,25 @@ impl TagArray {
         self.fill_sectors(line, owner, u32::MAX, d)
     }
 
+    /// The way holding `line`, if present (no LRU update).
+    pub fn way_of(&self, line: u64) -> Option<usize> {
+        self.find(line)
+    }
+
+    /// The valid sectors of way `way`.
+    pub fn valid_at(&self, way: usize) -> u32 {
+        self.valid_sectors[way]
+    }
+
+    /// [`TagArray::access`] of the line in way `way` (not reserved), found
+    /// by [`TagArray::way_of`] with no change since: makes it most
+    /// recently used.
+    pub fn touch(&mut self, way: usize) {
+        debug_assert!(!self.reserved[way]);
+        self.clock += 1;
+        self.stamps[way] = self.clock;
+    }
+
     /// The valid and dirty sectors of a present line.
     pub fn sectors(&self, line: u64) -> Option<(u32, u32)> {
         self.find(line)

@@ -572,7 +572,8 @@ impl MemSys {
             };
             let write = p.kind == PacketKind::Write;
             let need = self.sectors_of(&p);
-            let valid = self.slices[s].tags.sectors(line).map_or(0, |v| v.0);
+            let way = self.slices[s].tags.way_of(line);
+            let valid = way.map_or(0, |w| self.slices[s].tags.valid_at(w));
             let merged = self.slices[s].mshr.iter().position(|m| m.line == line);
             let pending = merged.map_or(0, |i| self.slices[s].mshr[i].pending);
             // Sectors to fetch: needed, not valid, not already on their way.
@@ -604,7 +605,10 @@ impl MemSys {
                 continue;
             }
             if need & !valid == 0 {
-                self.slices[s].tags.access(line);
+                // Present (every needed sector is valid): found above.
+                if let Some(w) = way {
+                    self.slices[s].tags.touch(w);
+                }
                 if p.kind == PacketKind::Atomic {
                     // A hit: nothing is evicted.
                     let _ = self.fill_l2(s, line, 0, need);
