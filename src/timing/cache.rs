@@ -259,12 +259,6 @@ impl TagArray {
         self.stamps[way] = self.clock;
     }
 
-    /// The valid and dirty sectors of a present line.
-    pub fn sectors(&self, line: u64) -> Option<(u32, u32)> {
-        self.find(line)
-            .map(|w| (self.valid_sectors[w], self.dirty_sectors[w]))
-    }
-
     /// [`TagArray::fill`] for a sectored cache: inserts or refreshes `line`
     /// with the sectors `valid` (added to those present) of which `dirty`
     /// were written.

@@ -96,11 +96,6 @@ impl<T: Copy> ReplyCrossbar<T> {
         self.busy_inputs == 0
     }
 
-    /// Parts queued at slice `input`.
-    pub fn queued_parts(&self, input: usize) -> u32 {
-        self.parts[input]
-    }
-
     /// One cycle of arbitration at `now`: grants at most one part per SM
     /// and per slice, and calls `sent(packet, done)` for each reply whose
     /// last part is granted, `done` being the cycle its last part has left
@@ -184,7 +179,7 @@ mod tests {
         let mut x = ReplyCrossbar::new(1, 1, 100);
         push(&mut x, 0, 0, 1, 4, 1);
         push(&mut x, 0, 0, 2, 4, 1);
-        assert_eq!(x.queued_parts(0), 8);
+        assert_eq!(x.parts[0], 8);
         assert_eq!(drain(&mut x), vec![(1, 4), (2, 8)]);
         // Two-flit parts hold the ports twice as long.
         let mut x = ReplyCrossbar::new(1, 1, 100);

@@ -295,11 +295,6 @@ impl Dram {
         &self.map
     }
 
-    /// Bytes one column command moves.
-    pub fn atom_bytes(&self) -> u32 {
-        self.atom
-    }
-
     /// The core cycle in which DRAM clock `k` runs.
     fn core_cycle_of(&self, k: u64) -> u64 {
         (k * self.core_mhz).div_ceil(self.dram_mhz)

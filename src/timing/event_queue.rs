@@ -10,9 +10,6 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-/// Cycles the ring of a one-word queue covers (one bit each in a `u64`).
-pub const WINDOW: u64 = 64;
-
 /// No arena entry.
 const NIL: u32 = u32::MAX;
 
@@ -40,7 +37,7 @@ pub struct EventQueue<T: Ord + Copy, const WORDS: usize = 1> {
     occupied: [u64; WORDS],
     /// Every cycle before this one has been drained.
     cursor: u64,
-    /// Items due at `cursor + WINDOW` or later: (cycle, sequence, item).
+    /// Items due past the ring's window: (cycle, sequence, item).
     far: BinaryHeap<Reverse<(u64, u64, T)>>,
     /// Sequence numbers of `far` (insertion order among equal cycles).
     far_seq: u64,

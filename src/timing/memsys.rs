@@ -346,9 +346,8 @@ impl MemSys {
             let cycles = self.packet_cycles(payload);
             self.stats.icnt_replies += u64::from(parts);
             self.stats.icnt_flits += u64::from(parts) * self.flits(payload);
-            if let Some(x) = self.crossbar.as_mut() {
-                x.push(slice, p.sm, p, parts, cycles);
-            }
+            let x = self.crossbar.as_mut().expect("checked above");
+            x.push(slice, p.sm, p, parts, cycles);
             return;
         }
         let cycles = self.packet_cycles(p.reply_bytes);
