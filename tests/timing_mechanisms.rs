@@ -213,24 +213,10 @@ fn host_copies_fill_the_l2() {
     }
 }
 
-/// The cycles one whole-line reply occupies its SM's port: with the reply
-/// crossbar one packet per sector (header + sector bytes each, 1 flit of
-/// 40 bytes on the GTX480, 4 in all), else one packet (header + line,
-/// ⌈136 / flit_bytes⌉ flits).
-fn line_reply_cycles(cfg: &GpuConfig) -> u64 {
-    let m = MemSys::new(cfg);
-    if cfg.icnt.reply_crossbar {
-        let sectors = cfg.l2.line / cfg.l2.sector_bytes;
-        u64::from(sectors) * m.packet_cycles(cfg.l1d.line / sectors)
-    } else {
-        m.packet_cycles(cfg.l1d.line)
-    }
-}
-
 /// (d) Replies to one SM are serialized at its ejection port: one load
 /// touching `n` lines spread over the slices (256 bytes apart: round the
 /// channels), all L2 hits (the buffer was copied into L2), completes
-/// (n − 2) × [`line_reply_cycles`] cycles later than one touching 2
+/// (n − 2) × [`micro::line_reply_cycles`] cycles later than one touching 2
 /// lines: the requests leave one per cycle and the slices serve them in
 /// parallel, so the replies queue for the SM, one packet at a time. Also
 /// with 20-byte flits (8 cycles per reply: 4 two-flit packets) and
@@ -244,7 +230,7 @@ fn replies_are_serialized_at_the_ejection_port() {
         &["icnt.reply_crossbar=false", "icnt.flit_bytes=20"],
     ] {
         let cfg = config(sets);
-        let reply = line_reply_cycles(&cfg);
+        let reply = micro::line_reply_cycles(&cfg);
         let map = AddrMap::new(&cfg);
         let latency = |lanes: u32| {
             // No slice gets more than a quarter of the lines.
@@ -301,7 +287,7 @@ fn full_slice_input_queue_blocks_the_port() {
     };
     let unblocked = second_done(65536);
     let a = i64::from(base_cfg.l2.line / base_cfg.l2.sector_bytes);
-    let reply = line_reply_cycles(&base_cfg) as i64;
+    let reply = micro::line_reply_cycles(&base_cfg) as i64;
     let n = i64::from(n);
     for q in [4u32, 8, 64, 128] {
         let hold = (a * (n - 1) - (i64::from(q) - a) + 1 - n).max(0);
@@ -325,7 +311,7 @@ fn full_slice_input_queue_blocks_the_port() {
 /// pile up in A's queue; SM 1's reply, queued behind them, can start only
 /// after A's last packet for SM 0, and then takes its 4 one-flit packets
 /// in 4 cycles while SM 1 is otherwise idle: it arrives exactly
-/// [`line_reply_cycles`] after A's last reply to SM 0. Without the
+/// [`micro::line_reply_cycles`] after A's last reply to SM 0. Without the
 /// crossbar a slice's port sends whatever the SM, so SM 1's reply arrives
 /// long before A's last reply to SM 0, which waits at SM 0's ejection
 /// port.
@@ -384,7 +370,7 @@ fn a_reply_waits_behind_its_slice_head() {
         if crossbar {
             assert_eq!(
                 sm1 - last_a,
-                line_reply_cycles(&cfg),
+                micro::line_reply_cycles(&cfg),
                 "SM 1's reply leaves right after slice A's last reply to SM 0"
             );
         } else {

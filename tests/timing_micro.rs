@@ -381,20 +381,10 @@ fn streaming_read_peak(cfg: &GpuConfig) {
     let bus_clocks = f64::from(sector.div_ceil(atom) * (d.burst_length / d.data_command_ratio));
     let dram = f64::from(d.channels) * f64::from(sector) / bus_clocks * f64::from(d.clock_mhz)
         / f64::from(cfg.core.clock_mhz);
-    // The SMs' ejection ports take one reply per ⌈flits / flits_per_cycle⌉
-    // cycles each: an L1D line plus header, or with the reply crossbar
-    // one packet per L2 sector (a sector plus header each).
-    let ic = &cfg.icnt;
-    let (packets, payload) = if ic.reply_crossbar {
-        (cfg.l2.line / sector, cfg.l1d.line / (cfg.l2.line / sector))
-    } else {
-        (1, cfg.l1d.line)
-    };
-    let reply_cycles = packets
-        * (ic.header_bytes + payload)
-            .div_ceil(ic.flit_bytes)
-            .div_ceil(ic.flits_per_cycle);
-    let eject = f64::from(cfg.core.num_sms) * f64::from(cfg.l1d.line) / f64::from(reply_cycles);
+    // The SMs' ejection ports take one line reply per
+    // `micro::line_reply_cycles` each.
+    let reply_cycles = micro::line_reply_cycles(&cfg);
+    let eject = f64::from(cfg.core.num_sms) * f64::from(cfg.l1d.line) / reply_cycles as f64;
     let bandwidth = dram.min(eject);
     let r = |vectors: u32| {
         let m = manifest(

@@ -65,3 +65,20 @@ pub fn run(m: &Path, cfg: &GpuConfig, sched: &str, args: &[(&str, String)], log:
         log: r.issue_log,
     }
 }
+
+/// The cycles one whole-line reply occupies its SM's ejection port, from
+/// the config: with the reply crossbar one packet per L2 sector (header +
+/// sector bytes each, 1 flit of 40 bytes on the GTX480, 4 in all), else
+/// one packet (header + line, ⌈136 / flit_bytes⌉ flits); each packet
+/// ⌈flits / flits_per_cycle⌉ cycles.
+pub fn line_reply_cycles(cfg: &GpuConfig) -> u64 {
+    let ic = &cfg.icnt;
+    let (packets, payload) = if ic.reply_crossbar {
+        let sectors = cfg.l2.line / cfg.l2.sector_bytes;
+        (sectors, cfg.l1d.line / sectors)
+    } else {
+        (1, cfg.l1d.line)
+    };
+    let flits = (ic.header_bytes + payload).div_ceil(ic.flit_bytes).max(1);
+    u64::from(packets * flits.div_ceil(ic.flits_per_cycle))
+}
