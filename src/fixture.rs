@@ -35,7 +35,15 @@ use crate::workload::runner::{Prepared, RunError};
 
 /// The schedulers every fixture covers, in `[cycles]` or in `[skip]` with a
 /// reason.
-pub const STANDARD_SCHEDULERS: &[&str] = &["lrr", "gto", "two-level"];
+pub const STANDARD_SCHEDULERS: &[&str] = &[
+    "lrr",
+    "gto",
+    "two-level",
+    "mwf-lrr",
+    "mwf-gto",
+    "baws",
+    "saws",
+];
 
 /// The expected functional outcome. Only `pass` exists: a fixture records
 /// a working kernel.
@@ -44,10 +52,6 @@ pub const STANDARD_SCHEDULERS: &[&str] = &["lrr", "gto", "two-level"];
 pub enum ExpectedCheck {
     /// The workload's reference check passes.
     Pass,
-}
-
-fn default_fetch() -> String {
-    "lrr".to_string()
 }
 
 /// A fixture file's content.
@@ -68,9 +72,10 @@ pub struct Spec {
     /// Replaces the manifest's grid.
     #[serde(default)]
     pub grid: Option<[u32; 3]>,
-    /// Fetch policy (default `lrr`).
-    #[serde(default = "default_fetch")]
-    pub fetch: String,
+    /// Fetch policy for every scheduler (default: each scheduler's own,
+    /// `cff` for `baws`, else `lrr`).
+    #[serde(default)]
+    pub fetch: Option<String>,
     /// Expected functional outcome.
     pub check: ExpectedCheck,
     /// Schedulers deliberately not run, each with the reason.
@@ -265,11 +270,13 @@ impl Fixture {
                 "scheduler `{name}` is both in [cycles] and in [skip]"
             )));
         }
-        if !crate::sched::registry::FETCH_POLICIES
-            .iter()
-            .any(|(n, _)| *n == spec.fetch)
-        {
-            return Err(invalid(format!("unknown fetch policy `{}`", spec.fetch)));
+        if let Some(f) = &spec.fetch {
+            if !crate::sched::registry::FETCH_POLICIES
+                .iter()
+                .any(|(n, _)| n == f)
+            {
+                return Err(invalid(format!("unknown fetch policy `{f}`")));
+            }
         }
         Ok(Fixture {
             path: path.to_path_buf(),
@@ -345,10 +352,10 @@ impl Fixture {
                 message: render_run_error(e),
             })
         };
-        let mut policies = crate::timing::Policies {
-            fetch: self.spec.fetch.clone(),
-            ..crate::timing::Policies::sched(sched)
-        };
+        let mut policies = crate::timing::Policies::sched(sched);
+        if let Some(f) = &self.spec.fetch {
+            policies.fetch = f.clone();
+        }
         if sched == "daws-profiled" {
             // The profile is recorded on the fixture's own input (under
             // `gto`): the fixture pins the mechanism, the repro measures

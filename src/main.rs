@@ -91,9 +91,12 @@ enum Command {
         /// Default `gto`.
         #[arg(long, value_name = "NAME")]
         sched: Option<String>,
-        /// Fetch policy (`lrr`).
-        #[arg(long, default_value = "lrr", value_name = "NAME")]
-        fetch: String,
+        /// Fetch policy: `lrr` (round robin over warps with an empty
+        /// I-buffer), `cff` (critical fetch first: the warp the issue
+        /// policy ranks first), `fef` (fewest I-buffer entries first).
+        /// Default `cff` under `--sched baws`, else `lrr`.
+        #[arg(long, value_name = "NAME")]
+        fetch: Option<String>,
         /// CTA assignment policy (`rr`).
         #[arg(long, default_value = "rr", value_name = "NAME")]
         cta: String,
@@ -105,7 +108,7 @@ enum Command {
         /// depend on it).
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
-        /// Machine: a preset (`gtx480`, `daws`, `awg`, `tiny`) or a TOML
+        /// Machine: a preset (`gtx480`, `daws`, `baws`, `awg`, `tiny`) or a TOML
         /// file.
         #[arg(long, default_value = "gtx480", value_name = "PRESET|FILE")]
         config: String,
@@ -318,7 +321,7 @@ enum Command {
     /// Print a machine configuration, resolved and validated: every field
     /// with a comment. Exit status 2 on an error.
     Config {
-        /// A preset (gtx480, daws, awg, tiny) or a TOML file, possibly
+        /// A preset (gtx480, daws, baws, awg, tiny) or a TOML file, possibly
         /// partial (`base = "PRESET"` plus the fields it changes).
         #[arg(value_name = "PRESET|FILE", default_value = "gtx480")]
         spec: String,
@@ -1088,6 +1091,8 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
             let sched = sched.unwrap_or_else(|| "gto".to_string());
+            let fetch =
+                fetch.unwrap_or_else(|| gpusim::sched::registry::default_fetch(&sched).to_string());
             let mut prepared = match gpusim::workload::runner::prepare(&file, launch.as_deref()) {
                 Ok(p) => p,
                 Err(e) => return report_run_error(e, colour),

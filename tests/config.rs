@@ -745,3 +745,25 @@ fn readme_documents_every_field() {
         );
     }
 }
+
+#[test]
+fn baws_is_the_gtx480_machine_of_the_baws_paper() {
+    let c = preset("baws");
+    // BAWS §5: 15 SMs, 32-thread warps, 32768 registers and 1536 threads
+    // per SM, a 16 KB L1D and a 2 KB I-cache, 2 SP units and 1 SFU, two
+    // schedulers; GPGPU-Sim's 2-entry I-buffer (§6.4).
+    assert_eq!(c.core.num_sms, 15);
+    assert_eq!(c.core.warp_size, 32);
+    assert_eq!(c.core.registers_per_sm, 32768);
+    assert_eq!(c.core.max_threads_per_sm, 1536);
+    assert_eq!(
+        u64::from(c.l1d.sets) * u64::from(c.l1d.ways) * u64::from(c.l1d.line),
+        16 * 1024
+    );
+    assert_eq!(icache_bytes(&c), 2 * 1024);
+    assert_eq!((c.core.sp_units, c.core.sfu_units), (2, 1));
+    assert_eq!(c.core.schedulers_per_sm, 2);
+    assert_eq!(c.core.ibuffer_entries, 2);
+    // The paper names nothing else: every other value is gtx480's.
+    assert_eq!(c, preset("gtx480"));
+}

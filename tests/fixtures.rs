@@ -152,6 +152,21 @@ fn fixtures_cover_every_kernel_and_scheduler() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+#[test]
+fn every_fetch_policy_has_a_fixture() {
+    let used: Vec<String> = fixtures()
+        .iter()
+        .filter_map(|p| Fixture::load(p).ok())
+        .map(|f| f.spec.fetch.unwrap_or_else(|| "lrr".into()))
+        .collect();
+    for (name, _) in gpusim::sched::registry::FETCH_POLICIES {
+        assert!(
+            used.iter().any(|u| u == name),
+            "no fixture runs fetch policy `{name}` (`fetch = \"{name}\"` in a fixture)"
+        );
+    }
+}
+
 // ---- `gpusim bless` --------------------------------------------------------
 
 fn gpusim(args: &[&str]) -> (i32, String, String) {

@@ -18,13 +18,14 @@ pub use schema::{FieldInfo, FieldKind, FieldValue, SECTIONS, SectionInfo, field,
 pub use validate::Problem;
 
 /// The presets that ship in the binary, default first.
-pub const PRESETS: &[&str] = &["gtx480", "daws", "awg", "tiny"];
+pub const PRESETS: &[&str] = &["gtx480", "daws", "baws", "awg", "tiny"];
 
 /// The TOML text of a shipped preset, with its comments.
 pub fn preset_text(name: &str) -> Option<&'static str> {
     match name {
         "gtx480" => Some(include_str!("presets/gtx480.toml")),
         "daws" => Some(include_str!("presets/daws.toml")),
+        "baws" => Some(include_str!("presets/baws.toml")),
         "awg" => Some(include_str!("presets/awg.toml")),
         "tiny" => Some(include_str!("presets/tiny.toml")),
         _ => None,

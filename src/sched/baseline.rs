@@ -2,7 +2,7 @@
 //! `gtrr`, `oldest`, and the `lrr` fetch policy. Ages and round-robin turns
 //! are over the scheduler's own warps; ties break by the smaller slot id.
 
-use crate::sched::{FetchPolicy, IssuePolicy, SchedView};
+use crate::sched::{FetchPolicy, FetchView, IssuePolicy, SchedView};
 
 /// Writes `warps` rotated to start after `last` (by slot id order).
 fn round_robin_from(view: &SchedView<'_>, last: Option<u32>, out: &mut Vec<u32>) {
@@ -193,7 +193,8 @@ pub struct FetchLrr {
 }
 
 impl FetchPolicy for FetchLrr {
-    fn pick(&mut self, candidates: &[u32], _nslots: u32) -> Option<u32> {
+    fn pick(&mut self, view: &FetchView<'_>) -> Option<u32> {
+        let candidates = view.candidates;
         let pick = match self.last {
             Some(l) => candidates
                 .iter()

@@ -7,7 +7,11 @@ pub mod baseline;
 pub mod ccws;
 pub mod cta_rr;
 pub mod daws;
+pub mod fetch_cff;
+pub mod fetch_fef;
+pub mod mwf;
 pub mod registry;
+pub mod saws;
 pub mod swl;
 pub mod two_level;
 
@@ -27,6 +31,9 @@ pub struct WarpView {
     pub done: bool,
     /// Waiting at a barrier.
     pub at_barrier: bool,
+    /// The cycle the warp arrived at the barrier it waits at (meaningful
+    /// while `at_barrier`).
+    pub barrier_since: u64,
     /// Global/local loads or atomics of the warp still outstanding.
     pub long_pending: u32,
     /// CTA slot on the SM.
@@ -154,12 +161,39 @@ pub trait IssuePolicy {
     }
 }
 
+/// What a fetch policy may know in a cycle.
+#[derive(Clone, Copy, Debug)]
+pub struct FetchView<'a> {
+    /// Slots that may fetch now, ascending: live, not exited, no control
+    /// instruction fetched, no I-cache miss outstanding, and an empty
+    /// I-buffer (or, for a policy that [`FetchPolicy::tops_up`], room in
+    /// it).
+    pub candidates: &'a [u32],
+    /// I-buffer entries each candidate holds (parallel to `candidates`).
+    pub entries: &'a [u32],
+    /// Per slot of the SM: the slot's position in its scheduler's issue
+    /// order this cycle (`u32::MAX`: not listed). Empty unless the policy
+    /// [`FetchPolicy::wants_issue_order`].
+    pub issue_rank: &'a [u32],
+    /// Warp slots of the SM.
+    pub nslots: u32,
+}
+
 /// A fetch policy (one per SM): picks the warp that fetches this cycle
-/// among `candidates` (slots needing instructions, ascending; asked only
-/// when there is at least one).
+/// (asked only when there is at least one candidate).
 pub trait FetchPolicy {
-    /// The chosen slot, if any.
-    fn pick(&mut self, candidates: &[u32], nslots: u32) -> Option<u32>;
+    /// The chosen slot, if any (one of `view.candidates`).
+    fn pick(&mut self, view: &FetchView<'_>) -> Option<u32>;
+    /// True if the policy ranks candidates by the issue policy's order
+    /// (the fetch stage then fills [`FetchView::issue_rank`]).
+    fn wants_issue_order(&self) -> bool {
+        false
+    }
+    /// True if warps whose I-buffer is neither empty nor full are
+    /// candidates too (the fetch tops their I-buffer up).
+    fn tops_up(&self) -> bool {
+        false
+    }
 }
 
 /// What a CTA policy may know about one SM.

@@ -10,6 +10,10 @@ use crate::sched::ccws::{Ccws, CcwsScores};
 use crate::sched::cta_rr::CtaRoundRobin;
 use crate::sched::daws::profile::{DawsProfile, ProfileRecorder};
 use crate::sched::daws::{Daws, DawsCore, DawsMode};
+use crate::sched::fetch_cff::FetchCff;
+use crate::sched::fetch_fef::FetchFef;
+use crate::sched::mwf::{Mwf, WithinCta};
+use crate::sched::saws::Saws;
 use crate::sched::swl::Swl;
 use crate::sched::two_level::TwoLevel;
 use crate::sched::{CtaPolicy, FetchPolicy, IssuePolicy};
@@ -27,6 +31,22 @@ pub const ISSUE_POLICIES: &[(&str, &str)] = &[
     (
         "two-level",
         "active set of sched.two_level_active warps, LRR; long ops demote",
+    ),
+    (
+        "mwf-lrr",
+        "most waiting first: CTAs with most warps at a barrier first, LRR inside a CTA",
+    ),
+    (
+        "mwf-gto",
+        "most waiting first: CTAs with most warps at a barrier first, GTO inside a CTA",
+    ),
+    (
+        "baws",
+        "barrier-aware: mwf-gto with the cff fetch policy (its default --fetch)",
+    ),
+    (
+        "saws",
+        "CTAs waiting at a barrier first by first-hit cycle, the rest GTO",
     ),
     (
         "swl:N",
@@ -145,8 +165,26 @@ pub fn issue_policies(
 }
 
 /// Fetch policies: name and description.
-pub const FETCH_POLICIES: &[(&str, &str)] =
-    &[("lrr", "round robin over warps with an empty I-buffer")];
+pub const FETCH_POLICIES: &[(&str, &str)] = &[
+    ("lrr", "round robin over warps with an empty I-buffer"),
+    (
+        "cff",
+        "critical fetch first: the warp the issue policy ranks first among those with an empty I-buffer",
+    ),
+    (
+        "fef",
+        "fewest I-buffer entries first (tops up I-buffers with room)",
+    ),
+];
+
+/// The fetch policy `--sched NAME` runs with when `--fetch` is not given:
+/// `cff` for `baws` (the paper's design), else `lrr`.
+pub fn default_fetch(sched: &str) -> &'static str {
+    match sched {
+        "baws" => "cff",
+        _ => "lrr",
+    }
+}
 
 /// A fresh baseline issue policy for one scheduler (the policies without
 /// per-SM state), or `None` for other names.
@@ -158,6 +196,9 @@ pub fn issue_policy(name: &str, cfg: &GpuConfig) -> Option<Box<dyn IssuePolicy>>
         "gtrr" => Box::new(Gtrr::default()),
         "oldest" => Box::new(Oldest),
         "two-level" => Box::new(TwoLevel::new(cfg.sched.two_level_active)),
+        "mwf-lrr" => Box::new(Mwf::new(WithinCta::Lrr)),
+        "mwf-gto" | "baws" => Box::new(Mwf::new(WithinCta::Gto)),
+        "saws" => Box::new(Saws::default()),
         _ => return None,
     })
 }
@@ -166,6 +207,8 @@ pub fn issue_policy(name: &str, cfg: &GpuConfig) -> Option<Box<dyn IssuePolicy>>
 pub fn fetch_policy(name: &str) -> Option<Box<dyn FetchPolicy>> {
     match name {
         "lrr" => Some(Box::new(FetchLrr::default())),
+        "cff" => Some(Box::new(FetchCff)),
+        "fef" => Some(Box::new(FetchFef)),
         _ => None,
     }
 }

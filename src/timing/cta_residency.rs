@@ -116,6 +116,7 @@ impl Sm {
                 age: now,
                 done: false,
                 at_barrier: false,
+                barrier_since: 0,
                 long_pending: 0,
                 cta: c as u32,
                 pc: 0,

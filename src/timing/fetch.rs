@@ -8,6 +8,7 @@
 //! instruction (no fetch past an unresolved branch). On a miss the line is
 //! requested from L2 and the warp fetches again when it arrives.
 
+use crate::sched::{FetchView, SchedView};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::sm::{IbufEntry, LaunchCtx, Sm};
 
@@ -36,34 +37,87 @@ impl Sm {
 
     /// Runs the fetch stage for cycle `now`.
     pub(crate) fn fetch(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
-        if self.fetch_needs.iter().all(|&w| w == 0) {
+        let tops_up = self.fetch_policy.tops_up();
+        if !tops_up && self.fetch_needs.iter().all(|&w| w == 0) {
             return;
         }
         let mut cand = std::mem::take(&mut self.cand_buf);
         cand.clear();
-        for (i, &word) in self.fetch_needs.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                cand.push(i as u32 * 64 + bits.trailing_zeros());
-                bits &= bits - 1;
+        let mut entries = std::mem::take(&mut self.fetch_entries);
+        entries.clear();
+        if tops_up {
+            // Every warp with room in its I-buffer.
+            let cap = ctx.cfg.core.ibuffer_entries.max(1) as usize;
+            for (s, w) in self.warps.iter().enumerate() {
+                if w.live
+                    && !w.done
+                    && w.ibuf.len() < cap
+                    && !w.fetch_blocked
+                    && w.fetch_wait_line.is_none()
+                {
+                    cand.push(s as u32);
+                    entries.push(w.ibuf.len() as u32);
+                }
+            }
+        } else {
+            for (i, &word) in self.fetch_needs.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    cand.push(i as u32 * 64 + bits.trailing_zeros());
+                    bits &= bits - 1;
+                }
+            }
+            entries.resize(cand.len(), 0);
+            #[cfg(debug_assertions)]
+            {
+                let scan: Vec<u32> = (0..self.warps.len() as u32)
+                    .filter(|&s| {
+                        let w = &self.warps[s as usize];
+                        w.live
+                            && !w.done
+                            && w.ibuf.is_empty()
+                            && !w.fetch_blocked
+                            && w.fetch_wait_line.is_none()
+                    })
+                    .collect();
+                debug_assert_eq!(cand, scan, "SM {}: fetch candidates", self.id);
             }
         }
-        #[cfg(debug_assertions)]
-        {
-            let scan: Vec<u32> = (0..self.warps.len() as u32)
-                .filter(|&s| {
-                    let w = &self.warps[s as usize];
-                    w.live
-                        && !w.done
-                        && w.ibuf.is_empty()
-                        && !w.fetch_blocked
-                        && w.fetch_wait_line.is_none()
-                })
-                .collect();
-            debug_assert_eq!(cand, scan, "SM {}: fetch candidates", self.id);
+        if cand.is_empty() {
+            self.cand_buf = cand;
+            self.fetch_entries = entries;
+            return;
         }
-        let pick = self.fetch_policy.pick(&cand, self.warps.len() as u32);
+        let mut rank = std::mem::take(&mut self.fetch_rank);
+        rank.clear();
+        if self.fetch_policy.wants_issue_order() {
+            rank.resize(self.warps.len(), u32::MAX);
+            let mut order = std::mem::take(&mut self.order_buf);
+            for s in 0..self.sched_warps.len() {
+                order.clear();
+                let (ages, slots) = &self.sched_warps[s];
+                let view = SchedView {
+                    now,
+                    warps: ages,
+                    by_slot: slots,
+                    info: &self.views,
+                };
+                self.policies[s].order(&view, &mut order);
+                for (i, &w) in order.iter().enumerate() {
+                    rank[w as usize] = i as u32;
+                }
+            }
+            self.order_buf = order;
+        }
+        let pick = self.fetch_policy.pick(&FetchView {
+            candidates: &cand,
+            entries: &entries,
+            issue_rank: &rank,
+            nslots: self.warps.len() as u32,
+        });
         self.cand_buf = cand;
+        self.fetch_entries = entries;
+        self.fetch_rank = rank;
         let Some(slot) = pick else { return };
         let cfg = ctx.cfg;
         let n = ctx.kernel.insts.len() as u32;

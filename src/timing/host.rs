@@ -271,12 +271,13 @@ pub struct Policies {
 }
 
 impl Policies {
-    /// Issue policy `sched` with the default fetch (`lrr`) and CTA (`rr`)
-    /// policies.
+    /// Issue policy `sched` with its default fetch policy
+    /// ([`crate::sched::registry::default_fetch`]: `cff` for `baws`, else
+    /// `lrr`) and the `rr` CTA policy.
     pub fn sched(sched: &str) -> Policies {
         Policies {
             sched: sched.to_string(),
-            fetch: "lrr".to_string(),
+            fetch: crate::sched::registry::default_fetch(sched).to_string(),
             cta: "rr".to_string(),
             profile: None,
             record_profile: false,

@@ -663,6 +663,7 @@ impl Sm {
         if d.barrier {
             self.warps[si].barrier_wait = true;
             self.views[si].at_barrier = true;
+            self.views[si].barrier_since = now;
         }
         if d.barrier || d.exit {
             self.release_barriers(c, now, ctx);

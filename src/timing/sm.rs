@@ -413,6 +413,11 @@ pub struct Sm {
     pub order_buf: Vec<u32>,
     /// Scratch: fetch candidates; warps a barrier released.
     pub cand_buf: Vec<u32>,
+    /// The fetch candidates' I-buffer entries (scratch).
+    pub fetch_entries: Vec<u32>,
+    /// Each slot's position in its scheduler's issue order, for fetch
+    /// policies that ask (scratch).
+    pub fetch_rank: Vec<u32>,
     /// One bit per slot whose warp needs instructions (fetch candidates),
     /// kept up to date where its conditions change (`refresh_fetch_need`).
     pub fetch_needs: Vec<u64>,
@@ -546,6 +551,8 @@ impl Sm {
             stats: SmStats::default(),
             order_buf: Vec::new(),
             cand_buf: Vec::new(),
+            fetch_entries: Vec::new(),
+            fetch_rank: Vec::new(),
             fetch_needs: vec![0; nw.div_ceil(64)],
             dyn_buf: DynInst::blank(),
             issue_log: None,
