@@ -270,13 +270,12 @@ impl Fixture {
                 "scheduler `{name}` is both in [cycles] and in [skip]"
             )));
         }
-        if let Some(f) = &spec.fetch {
-            if !crate::sched::registry::FETCH_POLICIES
+        if let Some(f) = &spec.fetch
+            && !crate::sched::registry::FETCH_POLICIES
                 .iter()
                 .any(|(n, _)| n == f)
-            {
-                return Err(invalid(format!("unknown fetch policy `{f}`")));
-            }
+        {
+            return Err(invalid(format!("unknown fetch policy `{f}`")));
         }
         Ok(Fixture {
             path: path.to_path_buf(),

@@ -57,11 +57,12 @@ pub(crate) fn ctas_of(view: &SchedView<'_>, out: &mut Vec<CtaKey>) {
         }
     }
     for i in view.info {
-        if i.live && i.at_barrier {
-            if let Some(c) = out.iter_mut().find(|c| c.cta == i.cta) {
-                c.waiting += 1;
-                c.first_hit = c.first_hit.min(i.barrier_since);
-            }
+        if i.live
+            && i.at_barrier
+            && let Some(c) = out.iter_mut().find(|c| c.cta == i.cta)
+        {
+            c.waiting += 1;
+            c.first_hit = c.first_hit.min(i.barrier_since);
         }
     }
     out.sort_by(|a, b| a.age.cmp(&b.age).then(a.cta.cmp(&b.cta)));
@@ -101,7 +102,7 @@ impl IssuePolicy for Mwf {
         let mut ctas = std::mem::take(&mut self.ctas);
         ctas_of(view, &mut ctas);
         // Most waiting first; the sort is stable, so ties keep age order.
-        ctas.sort_by(|a, b| b.waiting.cmp(&a.waiting));
+        ctas.sort_by_key(|c| std::cmp::Reverse(c.waiting));
         for c in &ctas {
             let last = self.last_of(c.cta);
             let members = view
