@@ -233,14 +233,18 @@ enum Command {
     /// cache-sensitive and cache-insensitive kernels, with harmonic means)
     /// and Fig. 13 (SPMV-scalar under each scheduler against SPMV-vector
     /// under its best) on the `daws` preset, from the manifests in
-    /// `repro/daws/`.
+    /// `repro/daws/`. `baws`: BAWS Figs. 8–12 and §6.4 (LRR, GTO,
+    /// two-level, MWF, BAWS, SAWS with the LRR, CFF and FEF fetch policies
+    /// and a 4-entry I-buffer; stall breakdown; non-barrier neutrality) and
+    /// the paper's claims against ours, on the `baws` preset from
+    /// `repro/baws/`.
     ///
     /// Prints the tables on stdout and one progress line per finished cell
     /// on stderr.
     /// Exit status 0 when every run passed its check, 1 when some cell
     /// failed (its error is listed), 2 when the reproduction cannot start.
     Repro {
-        /// What to reproduce: `daws` (the only one so far).
+        /// What to reproduce: `daws` or `baws`.
         #[arg(value_enum)]
         paper: ReproPaper,
         /// Worker threads for the independent runs (default: all cores;
@@ -248,22 +252,25 @@ enum Command {
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
         /// Also write every number (cells, Best-SWL sweeps, harmonic means,
-        /// case study) as JSON to FILE.
+        /// case study; for `baws` cells with stall counts and the claims)
+        /// as JSON to FILE.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
-        /// Small inputs on the `daws` machine cut to 2 SMs (every SM still
-        /// holds 32 warps): a smoke test of about 20 s on one core, not numbers
-        /// to compare with the paper.
+        /// Small inputs on the paper's machine cut to a few SMs (`daws`: 2
+        /// SMs, every SM still holds 32 warps; `baws`: 4 SMs): a smoke test
+        /// of seconds, not numbers to compare with the paper.
         #[arg(long)]
         quick: bool,
-        /// Directory of the kernels' manifests (default: `repro/daws`
-        /// under the current directory, else under the source tree gpusim
-        /// was built from).
+        /// Directory of the kernels' manifests (default: `repro/daws` or
+        /// `repro/baws` under the current directory, else under the source
+        /// tree gpusim was built from).
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
-        /// Run only this kernel (repeatable): `spmv_scalar`, `bfs`,
-        /// `kmeans`, `matmul`, `stencil2d`, `spmv_vector` or a table name
-        /// (`SPMV-scalar`, `KMN`, ...).
+        /// Run only this kernel (repeatable), by manifest stem or table
+        /// name: for `daws` `spmv_scalar`, `bfs`, `kmeans`, `matmul`,
+        /// `stencil2d`, `spmv_vector` (`SPMV-scalar`, `KMN`, ...); for
+        /// `baws` `SP`, `FWT`, `MM`, `STN`, `HISTO`, `SRAD2`, ... (see
+        /// docs/repro-baws.md).
         #[arg(long = "kernel", value_name = "NAME")]
         kernels: Vec<String>,
     },
@@ -337,6 +344,8 @@ enum Command {
 enum ReproPaper {
     /// DAWS (MICRO 2013) Fig. 8 and Fig. 13.
     Daws,
+    /// BAWS (ICS 2016) Figs. 8–12 and §6.4.
+    Baws,
 }
 
 /// `gpusim repro daws`.
@@ -384,6 +393,68 @@ fn repro_daws(
     out!("{}", r.cycles_table());
     outln!();
     out!("{}", r.fig13_table());
+    let errors = r.errors();
+    if !errors.is_empty() {
+        outln!();
+        outln!("errors:");
+        for (k, s, e) in &errors {
+            outln!("  {k} {}: {e}", s.label());
+        }
+    }
+    if let Some(path) = json
+        && let Err(e) = std::fs::write(path, r.to_json() + "\n")
+    {
+        eprintln!("error: cannot write {}: {e}", path.display());
+        return ExitCode::from(2);
+    }
+    if errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// `gpusim repro baws`.
+fn repro_baws(
+    jobs: Option<usize>,
+    json: Option<&std::path::Path>,
+    quick: bool,
+    dir: Option<PathBuf>,
+    kernels: Vec<String>,
+    colour: bool,
+) -> ExitCode {
+    use gpusim::report::repro_baws as repro;
+    let dir = dir.unwrap_or_else(|| {
+        let here = PathBuf::from(repro::DEFAULT_DIR);
+        if here.is_dir() {
+            here
+        } else {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(repro::DEFAULT_DIR)
+        }
+    });
+    let opts = repro::Options {
+        dir,
+        jobs: jobs.unwrap_or_else(gpusim::timing::sweep::default_jobs),
+        quick,
+        only: kernels,
+    };
+    let start = std::time::Instant::now();
+    let progress = |line: &str| eprintln!("{line}");
+    let r = match repro::run(&opts, &progress) {
+        Ok(r) => r,
+        Err(e) => {
+            eprint!("{}", e.render(colour));
+            return ExitCode::from(2);
+        }
+    };
+    let cells: usize = r.kernels.iter().map(|k| k.cells.len()).sum();
+    eprintln!(
+        "{cells} cells done in {:.1} s with {} job{}",
+        start.elapsed().as_secs_f64(),
+        opts.jobs,
+        if opts.jobs == 1 { "" } else { "s" }
+    );
+    out!("{}", r.tables());
     let errors = r.errors();
     if !errors.is_empty() {
         outln!();
@@ -1320,6 +1391,14 @@ fn main() -> ExitCode {
             dir,
             kernels,
         } => repro_daws(jobs, json.as_deref(), quick, dir, kernels, colour),
+        Command::Repro {
+            paper: ReproPaper::Baws,
+            jobs,
+            json,
+            quick,
+            dir,
+            kernels,
+        } => repro_baws(jobs, json.as_deref(), quick, dir, kernels, colour),
         Command::Correlate {
             reference,
             sched,

@@ -3,4 +3,5 @@
 pub mod cfg_text;
 pub mod correlate;
 pub mod repro;
+pub mod repro_baws;
 pub mod summary;

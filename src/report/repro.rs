@@ -584,8 +584,13 @@ pub enum ReproError {
         /// What went wrong.
         error: RunError,
     },
-    /// `only` named no kernel of [`KERNELS`].
-    UnknownKernel(String),
+    /// `only` named no kernel of the reproduction.
+    UnknownKernel {
+        /// The name given.
+        name: String,
+        /// The reproduction's kernels.
+        known: Vec<&'static str>,
+    },
 }
 
 impl ReproError {
@@ -597,11 +602,10 @@ impl ReproError {
                 RunError::Diagnostics(d) => d.render(colour),
                 RunError::Workload(w) => format!("error: {}: {w}\n", file.display()),
             },
-            ReproError::UnknownKernel(name) => {
-                let names: Vec<&str> = KERNELS.iter().map(|k| k.name).collect();
+            ReproError::UnknownKernel { name, known } => {
                 format!(
                     "error: no reproduction kernel `{name}`; they are: {}\n",
-                    names.join(", ")
+                    known.join(", ")
                 )
             }
         }
@@ -754,7 +758,10 @@ fn selected(only: &[String]) -> Result<Vec<Kernel>, ReproError> {
     for name in only {
         let known = KERNELS.iter().any(|k| matches_name(k, name));
         if !known {
-            return Err(ReproError::UnknownKernel(name.clone()));
+            return Err(ReproError::UnknownKernel {
+                name: name.clone(),
+                known: KERNELS.iter().map(|k| k.name).collect(),
+            });
         }
     }
     Ok(KERNELS
