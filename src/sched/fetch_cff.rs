@@ -53,4 +53,45 @@ mod tests {
         assert_eq!(pick(&[0, 1, 2], &rank), Some(1));
         assert_eq!(pick(&[0, 2], &rank), Some(0));
     }
+
+    /// The rank array the fetch stage builds from one scheduler's order.
+    fn rank_of(
+        policy: &mut dyn crate::sched::IssuePolicy,
+        info: &[crate::sched::WarpView],
+    ) -> Vec<u32> {
+        let order = crate::sched::mwf::tests::order_of(policy, info, 0);
+        let mut rank = vec![u32::MAX; info.len()];
+        for (i, &w) in order.iter().enumerate() {
+            rank[w as usize] = i as u32;
+        }
+        rank
+    }
+
+    #[test]
+    fn under_gto_the_greedy_warp_fetches_else_the_oldest() {
+        use crate::sched::baseline::Gto;
+        use crate::sched::mwf::tests::{issue, view_of};
+        // Two CTAs of three warps; CTA 1 (slots 3..6) is younger.
+        let info = view_of(2, 3);
+        let mut gto = Gto::default();
+        issue(&mut gto, &info, 4);
+        let rank = rank_of(&mut gto, &info);
+        // The greedy warp needs instructions: it fetches.
+        assert_eq!(pick(&[1, 2, 4, 5], &rank), Some(4));
+        // It does not: the oldest candidate does.
+        assert_eq!(pick(&[2, 5], &rank), Some(2));
+    }
+
+    #[test]
+    fn under_mwf_the_critical_ctas_warp_fetches() {
+        use crate::sched::mwf::tests::view_of;
+        use crate::sched::mwf::{Mwf, WithinCta};
+        let mut info = view_of(2, 3);
+        // Two of CTA 1's warps wait at a barrier: its third is critical.
+        for s in [3, 4] {
+            info[s].at_barrier = true;
+        }
+        let rank = rank_of(&mut Mwf::new(WithinCta::Gto), &info);
+        assert_eq!(pick(&[0, 1, 2, 5], &rank), Some(5));
+    }
 }
