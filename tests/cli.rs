@@ -164,7 +164,7 @@ fn run_timed_prints_summary_json_and_rejects_bad_names() {
     ]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("check     PASS"), "{out}");
-    assert!(out.contains("scheduler lrr"), "{out}");
+    assert!(out.contains("scheduler lrr (fetch lrr)"), "{out}");
     for c in gpusim::timing::Stall::ALL {
         assert!(out.contains(&format!("  {:<11}", c.name())), "{out}");
     }
@@ -181,6 +181,37 @@ fn run_timed_prints_summary_json_and_rejects_bad_names() {
         .map(|c| v["stalls"][c.name()].as_u64().unwrap())
         .sum();
     assert_eq!(stalls, v["schedulers"].as_u64().unwrap() * cycles);
+    // `baws` fetches with cff unless told otherwise; an unknown fetch
+    // policy is named.
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "kernels/matmul.toml", "--config", "tiny"];
+        a.extend_from_slice(extra);
+        let (code, out, err) = gpusim(&a);
+        assert_eq!(code, 0, "{out}{err}");
+        out
+    };
+    let cycles = |out: &str| {
+        out.lines()
+            .find(|l| l.starts_with("cycles"))
+            .unwrap()
+            .to_string()
+    };
+    let baws = run(&["--sched", "baws"]);
+    assert!(baws.contains("scheduler baws (fetch cff)"), "{baws}");
+    let mwf_cff = run(&["--sched", "mwf-gto", "--fetch", "cff"]);
+    assert_eq!(cycles(&baws), cycles(&mwf_cff));
+    let baws_lrr = run(&["--sched", "baws", "--fetch", "lrr"]);
+    assert!(
+        baws_lrr.contains("scheduler baws (fetch lrr)"),
+        "{baws_lrr}"
+    );
+    assert_eq!(cycles(&baws_lrr), cycles(&run(&["--sched", "mwf-gto"])));
+    let (code, _, err) = gpusim(&["run", "kernels/vector_add.ptx", "--fetch", "fff"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown fetch policy `fff`") && err.contains("cff"),
+        "{err}"
+    );
     // Unknown scheduler and unknown config key: exit 2, named.
     let (code, _, err) = gpusim(&["run", "kernels/vector_add.ptx", "--sched", "gtoo"]);
     assert_eq!(code, 2);

@@ -19,7 +19,7 @@ pub const LAUNCHES_SHOWN: usize = 32;
 pub fn timing_summary(s: &Stats) -> String {
     let mut o = String::new();
     let t = &s.total;
-    let _ = writeln!(o, "scheduler {}", s.sched);
+    let _ = writeln!(o, "scheduler {} (fetch {})", s.sched, s.fetch);
     let _ = writeln!(
         o,
         "cycles    {} ({} launch{})",

@@ -21,6 +21,8 @@ pub struct Gpu {
     pub cfg: GpuConfig,
     /// Issue policy name.
     pub sched: String,
+    /// Fetch policy name.
+    pub fetch: String,
     /// SMs.
     pub sms: Vec<Sm>,
     /// Memory system.
@@ -97,6 +99,7 @@ impl Gpu {
         Ok(Gpu {
             cfg: cfg.clone(),
             sched: sched.to_string(),
+            fetch: fetch.to_string(),
             sms,
             mem: MemSys::new(cfg),
             now: 0,
@@ -393,6 +396,7 @@ impl Gpu {
         let c = cycles.max(1) as f64;
         Stats {
             sched: self.sched.clone(),
+            fetch: self.fetch.clone(),
             cycles,
             warp_insts: total.warp_insts,
             thread_insts: total.thread_insts,

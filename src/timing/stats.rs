@@ -369,6 +369,8 @@ pub struct LaunchStats {
 pub struct Stats {
     /// Issue policy name.
     pub sched: String,
+    /// Fetch policy name.
+    pub fetch: String,
     /// Cycles summed over launches.
     pub cycles: u64,
     /// Warp instructions issued.
