@@ -1,6 +1,8 @@
 //! Timing-model speed: simulated warp instructions per second and simulated
 //! cycles per second (criterion's "elements") for FWT and SPMV-scalar on
-//! the `gtx480` preset under `gto`. Target: at least 5 million warp
+//! the `gtx480` preset under `gto`, and FWT under `baws` (MWF(GTO) issue with
+//! the cff fetch policy, which ranks the fetch candidates by the issue
+//! order every fetch cycle). Target: at least 5 million warp
 //! instructions/s on one core.
 //!
 //! Each iteration is a whole `run_timed` (input generation and the CPU
@@ -13,15 +15,12 @@ use gpusim::config::GpuConfig;
 use gpusim::timing::run_timed;
 use gpusim::workload::runner::prepare;
 
-fn bench(c: &mut Criterion, name: &str, manifest: &str, args: &[(&str, &str)]) {
+fn bench(c: &mut Criterion, name: &str, manifest: &str, sched: &str, fetch: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let p = prepare(&root.join(manifest), None).unwrap_or_else(|_| panic!("prepare {manifest}"));
     let cfg = GpuConfig::gtx480();
-    let args: Vec<(String, String)> = args
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let first = run_timed(&p, &args, &cfg, "gto", "lrr").expect("runs");
+    let args: Vec<(String, String)> = Vec::new();
+    let first = run_timed(&p, &args, &cfg, sched, fetch).expect("runs");
     assert!(first.check.passed(), "{manifest}: {}", first.check);
     let (insts, cycles) = (first.stats.warp_insts, first.stats.cycles);
     for (group, n) in [("timing_warp_insts", insts), ("timing_cycles", cycles)] {
@@ -30,7 +29,7 @@ fn bench(c: &mut Criterion, name: &str, manifest: &str, args: &[(&str, &str)]) {
         g.sample_size(10);
         g.bench_function(name, |b| {
             b.iter(|| {
-                let r = run_timed(&p, &args, &cfg, "gto", "lrr").expect("runs");
+                let r = run_timed(&p, &args, &cfg, sched, fetch).expect("runs");
                 assert_eq!(r.stats.cycles, cycles, "deterministic");
             })
         });
@@ -39,7 +38,8 @@ fn bench(c: &mut Criterion, name: &str, manifest: &str, args: &[(&str, &str)]) {
 }
 
 fn benches(c: &mut Criterion) {
-    bench(c, "fwt", "kernels/fwt.toml", &[]);
+    bench(c, "fwt", "kernels/fwt.toml", "gto", "lrr");
+    bench(c, "fwt_baws", "kernels/fwt.toml", "baws", "cff");
     // SPMV-scalar on a larger matrix than its manifest's (the driver sizes
     // the grid when the manifest gives none).
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -55,7 +55,13 @@ fn benches(c: &mut Criterion) {
         ),
     )
     .expect("write manifest");
-    bench(c, "spmv_scalar", m.to_str().expect("utf-8 path"), &[]);
+    bench(
+        c,
+        "spmv_scalar",
+        m.to_str().expect("utf-8 path"),
+        "gto",
+        "lrr",
+    );
 }
 
 criterion_group!(timing, benches);
