@@ -135,6 +135,7 @@ fn may_load(c: &mut DawsCore, info: &[WarpView], now: u64) -> Vec<bool> {
         warps: &all,
         by_slot: &all,
         info,
+        cta_barrier: &[],
     });
     (0..info.len() as u32).map(|s| c.may_load(s)).collect()
 }

@@ -267,6 +267,7 @@ mod tests {
             warps: &all,
             by_slot: &all,
             info,
+            cta_barrier: &[],
         });
     }
 

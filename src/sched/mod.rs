@@ -31,9 +31,6 @@ pub struct WarpView {
     pub done: bool,
     /// Waiting at a barrier.
     pub at_barrier: bool,
-    /// The cycle the warp arrived at the barrier it waits at (meaningful
-    /// while `at_barrier`).
-    pub barrier_since: u64,
     /// Global/local loads or atomics of the warp still outstanding.
     pub long_pending: u32,
     /// CTA slot on the SM.
@@ -45,7 +42,18 @@ pub struct WarpView {
     pub lanes: u32,
 }
 
+/// The barrier state of one CTA slot: the BAWS paper's warp priority table
+/// entry, kept by the SM as warps arrive at and leave barriers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CtaBarrier {
+    /// Warps of the CTA waiting at a barrier.
+    pub waiting: u32,
+    /// The cycle the first of them arrived (meaningful while `waiting > 0`).
+    pub first_hit: u64,
+}
+
 /// A scheduler's view of its warps.
+#[derive(Default)]
 pub struct SchedView<'a> {
     /// Current cycle.
     pub now: u64,
@@ -55,6 +63,9 @@ pub struct SchedView<'a> {
     pub by_slot: &'a [u32],
     /// Every slot of the SM, indexed by slot id.
     pub info: &'a [WarpView],
+    /// Every CTA slot of the SM, indexed by [`WarpView::cta`] (empty in
+    /// views built by hand for policies that do not read it).
+    pub cta_barrier: &'a [CtaBarrier],
 }
 
 /// What the pipeline tells a policy about an instruction just issued.

@@ -30,42 +30,54 @@ pub enum WithinCta {
 
 /// One CTA of a scheduler's warps, as the CTA-level policies sort them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct CtaKey {
+pub(crate) struct CtaRun {
     /// CTA slot on the SM.
     pub cta: u32,
-    /// Its assignment cycle (its warps' age).
-    pub age: u64,
     /// Its warps (of the whole SM) waiting at a barrier.
     pub waiting: u32,
-    /// The earliest arrival cycle among those warps (`u64::MAX`: none).
+    /// The cycle the first of them arrived (`u64::MAX`: none waits).
     pub first_hit: u64,
+    /// Its warps are `view.warps[start..end]`, in slot order.
+    pub start: u32,
+    /// See `start`.
+    pub end: u32,
 }
 
-/// The CTAs of `view`'s warps in age order (then CTA slot), with their
-/// barrier counts over every warp of the SM, into `out` (cleared first).
-pub(crate) fn ctas_of(view: &SchedView<'_>, out: &mut Vec<CtaKey>) {
+impl CtaRun {
+    /// The CTA's warps of this scheduler, in slot order.
+    pub fn members<'a>(&self, view: &SchedView<'a>) -> &'a [u32] {
+        &view.warps[self.start as usize..self.end as usize]
+    }
+}
+
+/// The CTAs of `view`'s warps in age order, into `out` (cleared first),
+/// with their barrier state from `view.cta_barrier`. An SM receives at most
+/// one CTA per cycle, so CTAs have distinct ages and each CTA's warps are
+/// one run of `view.warps` (age, then slot order): linear in the warps.
+pub(crate) fn ctas_of(view: &SchedView<'_>, out: &mut Vec<CtaRun>) {
     out.clear();
-    for &w in view.warps {
-        let i = &view.info[w as usize];
-        if !out.iter().any(|c| c.cta == i.cta) {
-            out.push(CtaKey {
-                cta: i.cta,
-                age: i.age,
-                waiting: 0,
-                first_hit: u64::MAX,
-            });
+    let mut age = 0;
+    for (i, &w) in view.warps.iter().enumerate() {
+        let info = &view.info[w as usize];
+        match out.last_mut() {
+            Some(r) if r.cta == info.cta && age == info.age => r.end = i as u32 + 1,
+            _ => {
+                age = info.age;
+                let b = view
+                    .cta_barrier
+                    .get(info.cta as usize)
+                    .copied()
+                    .unwrap_or_default();
+                out.push(CtaRun {
+                    cta: info.cta,
+                    waiting: b.waiting,
+                    first_hit: if b.waiting > 0 { b.first_hit } else { u64::MAX },
+                    start: i as u32,
+                    end: i as u32 + 1,
+                });
+            }
         }
     }
-    for i in view.info {
-        if i.live
-            && i.at_barrier
-            && let Some(c) = out.iter_mut().find(|c| c.cta == i.cta)
-        {
-            c.waiting += 1;
-            c.first_hit = c.first_hit.min(i.barrier_since);
-        }
-    }
-    out.sort_by(|a, b| a.age.cmp(&b.age).then(a.cta.cmp(&b.cta)));
 }
 
 /// The `mwf-lrr` and `mwf-gto` policies (and `baws`, which is `mwf-gto`
@@ -75,7 +87,7 @@ pub struct Mwf {
     within: WithinCta,
     /// Per CTA slot: the warp this scheduler issued last in that CTA.
     last_in_cta: Vec<Option<u32>>,
-    ctas: Vec<CtaKey>,
+    ctas: Vec<CtaRun>,
 }
 
 impl Mwf {
@@ -105,27 +117,26 @@ impl IssuePolicy for Mwf {
         ctas.sort_by_key(|c| std::cmp::Reverse(c.waiting));
         for c in &ctas {
             let last = self.last_of(c.cta);
-            let members = view
-                .by_slot
-                .iter()
-                .copied()
-                .filter(|&w| view.info[w as usize].cta == c.cta);
+            let members = c.members(view);
             match self.within {
                 WithinCta::Lrr => {
                     // From the member after `last` (by slot), wrapping.
-                    let start = out.len();
-                    out.extend(members);
-                    let k = match last {
-                        Some(l) => out[start..].iter().position(|&w| w > l).unwrap_or(0),
+                    let start = match last {
+                        Some(l) => members.iter().position(|&w| w > l).unwrap_or(0),
                         None => 0,
                     };
-                    out[start..].rotate_left(k);
+                    out.extend_from_slice(&members[start..]);
+                    out.extend_from_slice(&members[..start]);
                 }
                 WithinCta::Gto => {
                     // A CTA's warps share one age: oldest = smallest slot.
-                    let greedy = last.filter(|l| view.by_slot.binary_search(l).is_ok());
-                    out.extend(greedy);
-                    out.extend(members.filter(|&w| Some(w) != greedy));
+                    match last.filter(|l| members.binary_search(l).is_ok()) {
+                        Some(g) => {
+                            out.push(g);
+                            out.extend(members.iter().copied().filter(|&w| w != g));
+                        }
+                        None => out.extend_from_slice(members),
+                    }
                 }
             }
         }
@@ -153,7 +164,7 @@ impl IssuePolicy for Mwf {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::sched::WarpView;
+    use crate::sched::{CtaBarrier, WarpView};
 
     /// A one-scheduler view of `ctas` CTAs of `per` warps each: CTA `c`
     /// holds slots `c*per .. (c+1)*per`, assigned at cycle `c`.
@@ -168,8 +179,28 @@ pub(crate) mod tests {
             .collect()
     }
 
-    /// `policy`'s order over every slot of `info` (one scheduler).
-    pub(crate) fn order_of(policy: &mut dyn IssuePolicy, info: &[WarpView], now: u64) -> Vec<u32> {
+    /// The SM's barrier table for `info`: waiting warps counted per CTA,
+    /// first arrivals from `first_hit` (by CTA slot).
+    pub(crate) fn table(info: &[WarpView], first_hit: &[u64]) -> Vec<CtaBarrier> {
+        let n = info.iter().map(|i| i.cta + 1).max().unwrap_or(0) as usize;
+        let mut t = vec![CtaBarrier::default(); n];
+        for i in info.iter().filter(|i| i.live && i.at_barrier) {
+            t[i.cta as usize].waiting += 1;
+        }
+        for (c, &h) in first_hit.iter().enumerate() {
+            t[c].first_hit = h;
+        }
+        t
+    }
+
+    /// `policy`'s order over every slot of `info` (one scheduler) with
+    /// barrier table `bars`.
+    pub(crate) fn order_with(
+        policy: &mut dyn IssuePolicy,
+        info: &[WarpView],
+        bars: &[CtaBarrier],
+        now: u64,
+    ) -> Vec<u32> {
         let slots: Vec<u32> = (0..info.len() as u32).collect();
         let mut ages = slots.clone();
         ages.sort_by_key(|&s| (info[s as usize].age, s));
@@ -178,10 +209,17 @@ pub(crate) mod tests {
             warps: &ages,
             by_slot: &slots,
             info,
+            cta_barrier: bars,
         };
         let mut out = Vec::new();
         policy.order(&view, &mut out);
         out
+    }
+
+    /// `policy`'s order with the barrier table of `info` (first arrivals
+    /// all at cycle 0).
+    pub(crate) fn order_of(policy: &mut dyn IssuePolicy, info: &[WarpView], now: u64) -> Vec<u32> {
+        order_with(policy, info, &table(info, &[]), now)
     }
 
     /// Tells `policy` that `slot` issued an SP instruction.
@@ -192,6 +230,7 @@ pub(crate) mod tests {
             warps: &slots,
             by_slot: &slots,
             info,
+            cta_barrier: &[],
         };
         let inst = TimingInst {
             unit: crate::timing::units::Unit::Sp,
@@ -210,9 +249,8 @@ pub(crate) mod tests {
         policy.on_issue(slot, &view, &inst, &Issued::default());
     }
 
-    fn wait(info: &mut [WarpView], slot: u32, since: u64) {
+    fn wait(info: &mut [WarpView], slot: u32) {
         info[slot as usize].at_barrier = true;
-        info[slot as usize].barrier_since = since;
     }
 
     #[test]
@@ -241,7 +279,7 @@ pub(crate) mod tests {
         // and w0 in TB0 gives w8, w4, w6, w1, w3, w0 among the running.
         let mut info = view_of(3, 4);
         for s in [2, 5, 7, 9, 10, 11] {
-            wait(&mut info, s, 10);
+            wait(&mut info, s);
         }
         let mut lrr = Mwf::new(WithinCta::Lrr);
         issue(&mut lrr, &info, 0);
@@ -258,8 +296,8 @@ pub(crate) mod tests {
 
         // Equal counts: the older CTA first.
         let mut info = view_of(3, 2);
-        wait(&mut info, 5, 3);
-        wait(&mut info, 3, 4);
+        wait(&mut info, 5);
+        wait(&mut info, 3);
         let mut gto = Mwf::new(WithinCta::Gto);
         assert_eq!(order_of(&mut gto, &info, 5), [2, 3, 4, 5, 0, 1]);
     }

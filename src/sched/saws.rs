@@ -13,7 +13,7 @@
 //! a CTA that hits its barrier first keeps the lead even when another has
 //! more warps waiting.
 
-use crate::sched::mwf::{CtaKey, ctas_of};
+use crate::sched::mwf::{CtaRun, ctas_of};
 use crate::sched::{IssuePolicy, Issued, SchedView};
 use crate::timing::units::TimingInst;
 
@@ -21,7 +21,7 @@ use crate::timing::units::TimingInst;
 #[derive(Debug, Default)]
 pub struct Saws {
     last: Option<u32>,
-    ctas: Vec<CtaKey>,
+    ctas: Vec<CtaRun>,
 }
 
 impl IssuePolicy for Saws {
@@ -32,28 +32,36 @@ impl IssuePolicy for Saws {
     fn order(&mut self, view: &SchedView<'_>, out: &mut Vec<u32>) {
         let mut ctas = std::mem::take(&mut self.ctas);
         ctas_of(view, &mut ctas);
-        ctas.retain(|c| c.waiting > 0);
-        // Stable: equal first-hit cycles keep age order.
-        ctas.sort_by_key(|c| c.first_hit);
         let greedy = self.last.filter(|l| view.by_slot.binary_search(l).is_ok());
-        let prioritized = |w: u32| ctas.iter().any(|c| c.cta == view.info[w as usize].cta);
-        for c in &ctas {
-            let in_cta = |w: &u32| view.info[*w as usize].cta == c.cta;
-            out.extend(greedy.filter(in_cta));
-            out.extend(
-                view.warps
-                    .iter()
-                    .copied()
-                    .filter(|w| in_cta(w) && Some(*w) != greedy),
-            );
+        // Greedy first, then the rest in age order (a CTA's warps are in
+        // slot order, which is their age order).
+        let gto = |members: &[u32], out: &mut Vec<u32>| match greedy.filter(|g| members.contains(g))
+        {
+            Some(g) => {
+                out.push(g);
+                out.extend(members.iter().copied().filter(|&w| w != g));
+            }
+            None => out.extend_from_slice(members),
+        };
+        // CTAs at a barrier by first-hit cycle; stable, so ties keep age
+        // order (and the others, `u64::MAX`, come last in age order).
+        ctas.sort_by_key(|c| c.first_hit);
+        let waiting = ctas.iter().take_while(|c| c.waiting > 0).count();
+        for c in &ctas[..waiting] {
+            gto(c.members(view), out);
         }
-        out.extend(greedy.filter(|&w| !prioritized(w)));
-        out.extend(
-            view.warps
-                .iter()
-                .copied()
-                .filter(|&w| !prioritized(w) && Some(w) != greedy),
-        );
+        // The rest: GTO over the warps of CTAs without waiting warps.
+        if waiting < ctas.len() {
+            let start = out.len();
+            for c in &ctas[waiting..] {
+                out.extend_from_slice(c.members(view));
+            }
+            if let Some(g) = greedy
+                && let Some(p) = out[start..].iter().position(|&w| w == g)
+            {
+                out[start..=start + p].rotate_right(1);
+            }
+        }
         self.ctas = ctas;
     }
 
@@ -66,7 +74,7 @@ impl IssuePolicy for Saws {
 mod tests {
     use super::*;
     use crate::sched::WarpView;
-    use crate::sched::mwf::tests::{issue, order_of, view_of};
+    use crate::sched::mwf::tests::{issue, order_with, table, view_of};
     use crate::sched::mwf::{Mwf, WithinCta};
 
     /// The CTA of the first warp of `order`.
@@ -81,22 +89,22 @@ mod tests {
         let mut info = view_of(3, 4);
         let (mut saws, mut mwf) = (Saws::default(), Mwf::new(WithinCta::Gto));
         info[1].at_barrier = true;
-        info[1].barrier_since = 100;
-        assert_eq!(first_cta(&order_of(&mut saws, &info, 100), &info), 0);
-        assert_eq!(first_cta(&order_of(&mut mwf, &info, 100), &info), 0);
+        let t = table(&info, &[100]);
+        assert_eq!(first_cta(&order_with(&mut saws, &info, &t, 100), &info), 0);
+        assert_eq!(first_cta(&order_with(&mut mwf, &info, &t, 100), &info), 0);
         for s in [4, 6] {
             info[s].at_barrier = true;
-            info[s].barrier_since = 200;
         }
-        assert_eq!(first_cta(&order_of(&mut saws, &info, 200), &info), 0);
-        assert_eq!(first_cta(&order_of(&mut mwf, &info, 200), &info), 1);
+        let t = table(&info, &[100, 200]);
+        assert_eq!(first_cta(&order_with(&mut saws, &info, &t, 200), &info), 0);
+        assert_eq!(first_cta(&order_with(&mut mwf, &info, &t, 200), &info), 1);
         for s in [8, 9, 11] {
             info[s].at_barrier = true;
-            info[s].barrier_since = 300;
         }
-        let saws_order = order_of(&mut saws, &info, 300);
+        let t = table(&info, &[100, 200, 300]);
+        let saws_order = order_with(&mut saws, &info, &t, 300);
         assert_eq!(saws_order, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-        let mwf_order = order_of(&mut mwf, &info, 300);
+        let mwf_order = order_with(&mut mwf, &info, &t, 300);
         assert_eq!(mwf_order, [8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3]);
     }
 
@@ -104,27 +112,26 @@ mod tests {
     fn first_hit_time_not_age_decides_and_the_rest_is_gto() {
         // TB2 hit its barrier at 50, TB1 at 60; TB0 waits on nothing.
         let mut info = view_of(3, 2);
-        info[5].at_barrier = true;
-        info[5].barrier_since = 50;
-        info[2].at_barrier = true;
-        info[2].barrier_since = 60;
-        info[3].at_barrier = true;
-        info[3].barrier_since = 70;
+        for s in [5, 2, 3] {
+            info[s].at_barrier = true;
+        }
+        let t = table(&info, &[0, 60, 50]);
         let mut saws = Saws::default();
-        assert_eq!(order_of(&mut saws, &info, 80), [4, 5, 2, 3, 0, 1]);
+        assert_eq!(order_with(&mut saws, &info, &t, 80), [4, 5, 2, 3, 0, 1]);
         // The greedy warp leads its group: in a prioritized CTA it leads
         // that CTA, elsewhere it leads the rest.
         issue(&mut saws, &info, 1);
-        assert_eq!(order_of(&mut saws, &info, 81), [4, 5, 2, 3, 1, 0]);
+        assert_eq!(order_with(&mut saws, &info, &t, 81), [4, 5, 2, 3, 1, 0]);
         issue(&mut saws, &info, 3);
-        assert_eq!(order_of(&mut saws, &info, 82), [4, 5, 3, 2, 0, 1]);
+        assert_eq!(order_with(&mut saws, &info, &t, 82), [4, 5, 3, 2, 0, 1]);
         // Equal first-hit cycles: the older CTA first.
-        info[5].barrier_since = 60;
-        assert_eq!(order_of(&mut saws, &info, 83), [3, 2, 4, 5, 0, 1]);
-        // The barrier released: plain GTO.
+        let t = table(&info, &[0, 60, 60]);
+        assert_eq!(order_with(&mut saws, &info, &t, 83), [3, 2, 4, 5, 0, 1]);
+        // The barriers released: plain GTO.
         for s in [2, 3, 5] {
             info[s].at_barrier = false;
         }
-        assert_eq!(order_of(&mut saws, &info, 90), [3, 0, 1, 2, 4, 5]);
+        let t = table(&info, &[0, 60, 60]);
+        assert_eq!(order_with(&mut saws, &info, &t, 90), [3, 0, 1, 2, 4, 5]);
     }
 }

@@ -121,6 +121,7 @@ mod tests {
                 warps: &a,
                 by_slot: &s,
                 info: &info,
+                cta_barrier: &[],
             },
             &mut out,
         );
@@ -134,6 +135,7 @@ mod tests {
                 warps: &a,
                 by_slot: &s,
                 info: &info,
+                cta_barrier: &[],
             },
             &mut out,
         );

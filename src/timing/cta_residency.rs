@@ -5,7 +5,7 @@
 
 use crate::config::GpuConfig;
 use crate::func::Warp;
-use crate::sched::WarpView;
+use crate::sched::{CtaBarrier, WarpView};
 use crate::timing::sm::{CtaSlot, IssueSlot, LaunchCtx, Sm, WarpSlot};
 use crate::timing::stats::{Stall, StallCounts, WarpRecord};
 
@@ -116,7 +116,6 @@ impl Sm {
                 age: now,
                 done: false,
                 at_barrier: false,
-                barrier_since: 0,
                 long_pending: 0,
                 cta: c as u32,
                 pc: 0,
@@ -137,6 +136,7 @@ impl Sm {
             let p = self.live_by_dyn_id.partition_point(|&(x, _)| x < d);
             self.live_by_dyn_id.insert(p, (d, s));
         }
+        self.cta_barrier[c] = CtaBarrier::default();
         self.ctas[c] = Some(CtaSlot {
             id,
             shared: match spare_shared {

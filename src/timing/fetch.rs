@@ -90,7 +90,8 @@ impl Sm {
         }
         let mut rank = std::mem::take(&mut self.fetch_rank);
         rank.clear();
-        if self.fetch_policy.wants_issue_order() {
+        // One candidate needs no ranking.
+        if self.fetch_policy.wants_issue_order() && cand.len() > 1 {
             rank.resize(self.warps.len(), u32::MAX);
             let mut order = std::mem::take(&mut self.order_buf);
             for s in 0..self.sched_warps.len() {
@@ -101,6 +102,7 @@ impl Sm {
                     warps: ages,
                     by_slot: slots,
                     info: &self.views,
+                    cta_barrier: &self.cta_barrier,
                 };
                 self.policies[s].order(&view, &mut order);
                 for (i, &w) in order.iter().enumerate() {

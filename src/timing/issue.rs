@@ -148,6 +148,7 @@ impl Sm {
                     warps: ages,
                     by_slot: slots,
                     info: &self.views,
+                    cta_barrier: &self.cta_barrier,
                 };
                 // No warp can issue (none is blocked only by a free unit):
                 // the scheduler's state is its first warp's, if the policy
@@ -233,6 +234,7 @@ impl Sm {
             warps: ages,
             by_slot: slots,
             info: &self.views,
+            cta_barrier: &self.cta_barrier,
         };
         let local = local_reason(w, slot, now, ctx, self.policies[s].as_ref(), &view);
         let until = reason_until(w, local, now);
@@ -315,6 +317,7 @@ impl Sm {
                     warps: ages,
                     by_slot: slots,
                     info: &self.views,
+                    cta_barrier: &self.cta_barrier,
                 };
                 self.policies[s].order(&view, &mut order);
             }
@@ -450,6 +453,7 @@ impl Sm {
             warps: ages,
             by_slot: slots,
             info: &self.views,
+            cta_barrier: &self.cta_barrier,
         };
         let w = &self.warps[slot as usize];
         match local_reason(w, slot, now, ctx, self.policies[s].as_ref(), &view) {
@@ -582,6 +586,7 @@ impl Sm {
                 warps: ages,
                 by_slot: slots,
                 info: &self.views,
+                cta_barrier: &self.cta_barrier,
             };
             let what = Issued {
                 pc: head.pc,
@@ -663,7 +668,11 @@ impl Sm {
         if d.barrier {
             self.warps[si].barrier_wait = true;
             self.views[si].at_barrier = true;
-            self.views[si].barrier_since = now;
+            let b = &mut self.cta_barrier[c];
+            if b.waiting == 0 {
+                b.first_hit = now;
+            }
+            b.waiting += 1;
         }
         if d.barrier || d.exit {
             self.release_barriers(c, now, ctx);
@@ -684,6 +693,7 @@ impl Sm {
                 w.barrier_wait = false;
                 w.barrier_release = now + u64::from(ctx.cfg.core.barrier_latency);
                 self.views[s as usize].at_barrier = false;
+                self.cta_barrier[c].waiting -= 1;
                 released.push(s);
             }
         }

@@ -8,7 +8,7 @@ use crate::config::GpuConfig;
 use crate::func::layout::KernelInfo;
 use crate::func::{DynInst, GlobalMemory, SimError, Warp};
 use crate::ir::Kernel;
-use crate::sched::{FetchPolicy, IssuePolicy, WarpView};
+use crate::sched::{CtaBarrier, FetchPolicy, IssuePolicy, WarpView};
 use crate::timing::cache::TagArray;
 use crate::timing::coalescer::LineRequest;
 use crate::timing::event_queue::EventQueue;
@@ -357,6 +357,9 @@ pub struct Sm {
     pub views: Vec<WarpView>,
     /// CTA slots.
     pub ctas: Vec<Option<CtaSlot>>,
+    /// Per CTA slot: warps waiting at a barrier and the first one's
+    /// arrival cycle (what barrier-aware policies read).
+    pub cta_barrier: Vec<CtaBarrier>,
     /// Per scheduler: its live slots oldest first, and by slot id.
     pub sched_warps: Vec<(Vec<u32>, Vec<u32>)>,
     /// Issue policy per scheduler.
@@ -518,6 +521,7 @@ impl Sm {
             charge_codes: vec![Stall::Fetch as u8; nw],
             views: vec![WarpView::default(); nw],
             ctas: (0..cfg.core.max_ctas_per_sm).map(|_| None).collect(),
+            cta_barrier: vec![CtaBarrier::default(); cfg.core.max_ctas_per_sm as usize],
             sched_warps: vec![(Vec::new(), Vec::new()); ns],
             throttles: policies.iter().map(|p| p.throttles()).collect(),
             policies,
