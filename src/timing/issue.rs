@@ -419,6 +419,9 @@ impl Sm {
             self.warps[slot as usize].state_cycles[*code as usize] += now - is.timed_since;
             *code = now_state;
             is.timed_since = now;
+            if let Some(t) = self.timeline.as_mut() {
+                t.state(slot, now, now_state);
+            }
         }
     }
 
@@ -664,6 +667,14 @@ impl Sm {
             self.warps[si].barrier_wait = true;
             self.views[si].at_barrier = true;
         }
+        if d.barrier || d.next_pc.is_none() {
+            let phases = &mut self.ctas[c].as_mut().expect("live CTA").phases;
+            if d.barrier {
+                phases.arrive(index, now, &mut self.barrier_counters);
+            } else {
+                phases.exit(index, now, &mut self.barrier_counters);
+            }
+        }
         if d.barrier || d.exit {
             self.release_barriers(c, now, ctx);
         }
@@ -685,6 +696,17 @@ impl Sm {
                 self.views[s as usize].at_barrier = false;
                 released.push(s);
             }
+        }
+        if !released.is_empty() {
+            if let Some(t) = self.timeline.as_mut() {
+                t.released(c, now);
+            }
+            let warps = &self.warps;
+            cta.phases.release(
+                released.iter().map(|&s| warps[s as usize].index as usize),
+                now,
+                &mut self.barrier_counters,
+            );
         }
         for &s in &released {
             self.mark_dirty(s);
