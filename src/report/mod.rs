@@ -4,3 +4,4 @@ pub mod cfg_text;
 pub mod correlate;
 pub mod repro;
 pub mod summary;
+pub mod timeline_svg;
