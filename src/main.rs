@@ -866,8 +866,7 @@ fn timeline_cmd(f: TimelineFlags, colour: bool) -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }
-    let mut prepared = match gpusim::workload::runner::prepare(&f.file, f.shape.launch.as_deref())
-    {
+    let mut prepared = match gpusim::workload::runner::prepare(&f.file, f.shape.launch.as_deref()) {
         Ok(p) => p,
         Err(e) => return report_run_error(e, colour),
     };

@@ -65,14 +65,14 @@ pub const LEGEND: [(&str, &str); 8] = [
 /// index, 10 for ready).
 pub fn category(code: u8) -> usize {
     match code {
-        0 => 0,  // issued
-        10 => 1, // ready, not picked
-        2 => 2,  // data
-        3 => 3,  // structural
+        0 => 0,     // issued
+        10 => 1,    // ready, not picked
+        2 => 2,     // data
+        3 => 3,     // structural
         1 | 6 => 4, // control, fetch
-        4 => 5,  // barrier
-        5 => 7,  // exit
-        _ => 6,  // throttled, sync_wait (idle is never a warp's)
+        4 => 5,     // barrier
+        5 => 7,     // exit
+        _ => 6,     // throttled, sync_wait (idle is never a warp's)
     }
 }
 
@@ -387,9 +387,8 @@ pub fn empty_reason(t: &Timeline, launches: usize) -> Option<String> {
 /// Parses `--ctas`: `A..B` (half-open), `A..=B` or `A` (linear CTA
 /// indices).
 pub fn parse_cta_range(s: &str) -> Result<(u64, u64), String> {
-    let bad = || {
-        format!("--ctas `{s}`: expected A..B (CTA indices A to B − 1), A..=B or A, with A ≤ B")
-    };
+    let bad =
+        || format!("--ctas `{s}`: expected A..B (CTA indices A to B − 1), A..=B or A, with A ≤ B");
     let num = |t: &str| t.trim().parse::<u64>().map_err(|_| bad());
     let (a, b) = if let Some((a, b)) = s.split_once("..=") {
         (num(a)?, num(b)?.checked_add(1).ok_or_else(bad)?)
@@ -400,7 +399,9 @@ pub fn parse_cta_range(s: &str) -> Result<(u64, u64), String> {
         (a, a.checked_add(1).ok_or_else(bad)?)
     };
     if a >= b {
-        return Err(format!("--ctas `{s}`: the range is empty (A must be below B)"));
+        return Err(format!(
+            "--ctas `{s}`: the range is empty (A must be below B)"
+        ));
     }
     Ok((a, b))
 }
@@ -416,7 +417,11 @@ mod tests {
         assert_eq!(parse_cta_range("7"), Ok((7, 8)));
         assert!(parse_cta_range("5..5").unwrap_err().contains("empty"));
         assert!(parse_cta_range("5..2").is_err());
-        assert!(parse_cta_range("a..b").unwrap_err().contains("expected A..B"));
+        assert!(
+            parse_cta_range("a..b")
+                .unwrap_err()
+                .contains("expected A..B")
+        );
         assert!(parse_cta_range("").is_err());
     }
 
