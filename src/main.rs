@@ -915,11 +915,11 @@ fn timeline_cmd(f: TimelineFlags, colour: bool) -> ExitCode {
         t.marks.len(),
         f.output.display()
     );
-    if t.rows.len() > gpusim::report::timeline_svg::MAX_ROWS {
+    if t.warps_omitted > 0 {
         eprintln!(
-            "note: only the first {} of {} warps are drawn; choose CTAs with --ctas",
-            gpusim::report::timeline_svg::MAX_ROWS,
-            t.rows.len()
+            "note: {} more warps ran but are not drawn (at most {} rows); choose CTAs with --ctas",
+            t.warps_omitted,
+            gpusim::report::timeline_svg::MAX_ROWS
         );
     }
     if r.check.passed() {

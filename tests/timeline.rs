@@ -230,3 +230,23 @@ fn svg_is_byte_identical_across_runs() {
     let sb = render(b.timeline.as_ref().unwrap(), "lrr", b.stats.cycles);
     assert_eq!(sa, sb);
 }
+
+/// At most `MAX_ROWS` rows are recorded, whole CTAs in placement order;
+/// the rest are counted and the SVG says so.
+#[test]
+fn rows_are_capped_by_whole_ctas() {
+    use gpusim::timing::timeline::MAX_ROWS;
+    let ctas = (MAX_ROWS / 4 + 10) as u32;
+    let m = skew_manifest("timeline", "cap", ctas, 4, 1);
+    let t = timeline_run(&m, "gto", None).timeline.unwrap();
+    assert_eq!(t.rows.len(), MAX_ROWS);
+    assert_eq!(t.warps_omitted, 40);
+    assert_eq!(t.ctas_on_sm_total, u64::from(ctas));
+    let mut drawn: Vec<u64> = t.rows.iter().map(|r| r.cta_linear).collect();
+    drawn.dedup();
+    assert_eq!(drawn, t.ctas_on_sm[..MAX_ROWS / 4].to_vec());
+    // Two releases per drawn CTA.
+    assert_eq!(t.marks.len(), MAX_ROWS / 4 * 2);
+    let svg = check_svg(&t);
+    assert!(svg.contains("40 more not drawn"));
+}

@@ -7,6 +7,10 @@
 //! byte-identical for the same run on every platform, and no dependency
 //! is needed.
 //!
+//! **Rows.** One per recorded warp, in placement order: the chosen CTAs
+//! that ran on the SM, whole CTAs, up to [`MAX_ROWS`] warps (the recorder
+//! leaves out later CTAs and counts their warps).
+//!
 //! **Time axis.** The plot spans the drawn warps' lifetimes, from the
 //! first one's start `t0` to the last one's end `t1`. It has at most
 //! [`MAX_COLUMNS`] columns: one column holds `c = ⌈(t1 − t0) /
@@ -35,12 +39,12 @@ use std::fmt::Write as _;
 
 use crate::timing::timeline::{Timeline, WarpRow};
 
+pub use crate::timing::timeline::MAX_ROWS;
+
 /// Columns of the time axis at most.
 pub const MAX_COLUMNS: u64 = 1600;
 /// Pixels per column at most (short runs).
 pub const MAX_PX_PER_COLUMN: u64 = 16;
-/// Rows drawn at most (the first ones, by placement).
-pub const MAX_ROWS: usize = 1024;
 /// Left edge of the plot (room for the row labels).
 pub const PLOT_LEFT: u64 = 110;
 /// Top edge of the plot (title, legend).
@@ -176,7 +180,7 @@ fn columns_of(row: &WarpRow, axis: &Axis, acc: &mut Vec<[u64; 8]>) -> Vec<Option
 /// Renders `t` (a run under scheduler `sched` of `run_cycles` cycles) as
 /// SVG text.
 pub fn render(t: &Timeline, sched: &str, run_cycles: u64) -> String {
-    let rows = &t.rows[..t.rows.len().min(MAX_ROWS)];
+    let rows = &t.rows[..];
     let axis = Axis::of(rows);
     let width = PLOT_LEFT + axis.width() + 30;
     let plot_bottom = PLOT_TOP + rows.len() as u64 * ROW_PITCH;
@@ -210,8 +214,12 @@ pub fn render(t: &Timeline, sched: &str, run_cycles: u64) -> String {
         Some((a, b)) => format!("CTAs {a}..{b}"),
         None => "every CTA".to_string(),
     };
-    let shown = if rows.len() < t.rows.len() {
-        format!(" (the first {} of {} warps)", rows.len(), t.rows.len())
+    let shown = if t.warps_omitted > 0 {
+        format!(
+            " (the first {}; {} more not drawn, choose CTAs with --ctas)",
+            rows.len(),
+            t.warps_omitted
+        )
     } else {
         String::new()
     };

@@ -71,7 +71,13 @@ pub struct Timeline {
     pub ctas_on_sm: Vec<u64>,
     /// CTAs the SM ran in the launch.
     pub ctas_on_sm_total: u64,
+    /// Warps of chosen CTAs not recorded: a CTA whose warps would take the
+    /// rows past [`MAX_ROWS`] is left out whole.
+    pub warps_omitted: u64,
 }
+
+/// Rows recorded at most (memory grows with rows × state changes).
+pub const MAX_ROWS: usize = 1024;
 
 /// CTAs listed in [`Timeline::ctas_on_sm`].
 pub const MAX_LISTED_CTAS: usize = 4096;
@@ -103,6 +109,7 @@ impl TimelineRecorder {
                 marks: Vec::new(),
                 ctas_on_sm: Vec::new(),
                 ctas_on_sm_total: 0,
+                warps_omitted: 0,
             },
             active: false,
             slot_row: vec![None; warp_slots],
@@ -142,10 +149,14 @@ impl TimelineRecorder {
         if t.ctas_on_sm.len() < MAX_LISTED_CTAS {
             t.ctas_on_sm.push(linear);
         }
-        let wanted = t
+        let mut wanted = t
             .selection
             .ctas
             .is_none_or(|(a, b)| (a..b).contains(&linear));
+        if wanted && t.rows.len() + slots.len() > MAX_ROWS {
+            t.warps_omitted += slots.len() as u64;
+            wanted = false;
+        }
         if let Some(x) = self.cta_linear.get_mut(c) {
             *x = wanted.then_some(linear);
         }
