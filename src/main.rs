@@ -325,6 +325,47 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         sets: Vec<(String, String)>,
     },
+    /// Draw each warp's state over time on one SM as SVG, after the BAWS
+    /// paper's Fig. 4: one row per warp of the chosen CTAs, time to the
+    /// right, coloured by state (issued, ready, data, structural, fetch /
+    /// control, barrier, sleeping / throttled, exited), barrier releases
+    /// marked. Takes the workload options of `run`. Exit status 0, 1 if
+    /// the run's check fails (the SVG is still written), 2 on an error.
+    Timeline {
+        /// The kernel (`K.ptx`, with `K.toml` beside it) or a manifest.
+        file: PathBuf,
+        /// Where to write the SVG.
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+        /// Warp issue policy (as `run --sched`). Default `gto`.
+        #[arg(long, default_value = "gto", value_name = "NAME")]
+        sched: String,
+        /// Fetch policy.
+        #[arg(long, default_value = "lrr", value_name = "NAME")]
+        fetch: String,
+        /// CTA assignment policy.
+        #[arg(long, default_value = "rr", value_name = "NAME")]
+        cta: String,
+        /// The SM whose warps are drawn.
+        #[arg(long, default_value_t = 0, value_name = "N")]
+        sm: u32,
+        /// Draw only these CTAs (linear index in the grid): `A..B` (A to
+        /// B − 1), `A..=B` or `A`. Default: every CTA the SM runs (the
+        /// first 1024 warps).
+        #[arg(long, value_name = "A..B", value_parser = gpusim::report::timeline_svg::parse_cta_range)]
+        ctas: Option<(u64, u64)>,
+        /// Which launch of the workload to draw (0-based).
+        #[arg(long = "launch-index", default_value_t = 0, value_name = "N")]
+        launch_index: u32,
+        /// Machine: a preset or a TOML file.
+        #[arg(long, default_value = "gtx480", value_name = "PRESET|FILE")]
+        config: String,
+        /// Override one config field (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+        sets: Vec<(String, String)>,
+        #[command(flatten)]
+        shape: WorkloadShape,
+    },
     /// Print a machine configuration, resolved and validated: every field
     /// with a comment. Exit status 2 on an error.
     Config {
@@ -882,6 +923,86 @@ fn profile_cmd(
     }
 }
 
+/// The flags of `gpusim timeline`.
+struct TimelineFlags {
+    file: PathBuf,
+    output: PathBuf,
+    policies: gpusim::timing::Policies,
+    selection: gpusim::timing::timeline::TimelineSelection,
+    config: String,
+    sets: Vec<(String, String)>,
+    shape: WorkloadShape,
+}
+
+/// `gpusim timeline`: a timed run recording one SM's warps, drawn as SVG.
+fn timeline_cmd(f: TimelineFlags, colour: bool) -> ExitCode {
+    if let Err(e) = gpusim::workload::runner::check_writable([f.output.as_path()]) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    let mut prepared = match gpusim::workload::runner::prepare(&f.file, f.shape.launch.as_deref()) {
+        Ok(p) => p,
+        Err(e) => return report_run_error(e, colour),
+    };
+    prepared.override_shape(f.shape.grid, f.shape.block);
+    let cfg = match gpusim::config::load_config(&f.config, &f.sets) {
+        Ok(c) => c,
+        Err(d) => {
+            eprint!("{}", d.render(colour));
+            return ExitCode::from(2);
+        }
+    };
+    let r = match gpusim::timing::run_timed_timeline(
+        &prepared,
+        &f.shape.args,
+        &cfg,
+        &f.policies,
+        f.selection,
+    ) {
+        Ok(r) => r,
+        Err(e) => return report_run_error(e, colour),
+    };
+    let Some(t) = r.timeline else {
+        eprintln!("error: the run recorded no timeline");
+        return ExitCode::from(2);
+    };
+    outln!("{}", kernel_names(&prepared));
+    out!("check     {}", r.check);
+    if let Some(why) = gpusim::report::timeline_svg::empty_reason(&t, r.stats.launches.len()) {
+        eprintln!("error: {why}");
+        return ExitCode::from(2);
+    }
+    let svg = gpusim::report::timeline_svg::render(&t, &r.stats.sched, r.stats.cycles);
+    if let Err(e) = std::fs::write(&f.output, svg) {
+        eprintln!("error: cannot write {}: {e}", f.output.display());
+        return ExitCode::from(2);
+    }
+    let mut ctas: Vec<u64> = t.rows.iter().map(|w| w.cta_linear).collect();
+    ctas.dedup();
+    outln!(
+        "timeline  {} launch {}, SM {}: {} warps of {} CTAs, {} barrier releases; wrote {}",
+        t.kernel,
+        t.selection.launch,
+        t.selection.sm,
+        t.rows.len(),
+        ctas.len(),
+        t.marks.len(),
+        f.output.display()
+    );
+    if t.warps_omitted > 0 {
+        eprintln!(
+            "note: {} more warps ran but are not drawn (at most {} rows); choose CTAs with --ctas",
+            t.warps_omitted,
+            gpusim::report::timeline_svg::MAX_ROWS
+        );
+    }
+    if r.check.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
 /// The flags of `gpusim run` whose combinations are checked.
 struct RunFlags<'a> {
     file: &'a std::path::Path,
@@ -1420,6 +1541,38 @@ fn main() -> ExitCode {
                 markdown,
                 config,
                 sets,
+            },
+            colour,
+        ),
+        Command::Timeline {
+            file,
+            output,
+            sched,
+            fetch,
+            cta,
+            sm,
+            ctas,
+            launch_index,
+            config,
+            sets,
+            shape,
+        } => timeline_cmd(
+            TimelineFlags {
+                file,
+                output,
+                policies: gpusim::timing::Policies {
+                    fetch,
+                    cta,
+                    ..gpusim::timing::Policies::sched(&sched)
+                },
+                selection: gpusim::timing::timeline::TimelineSelection {
+                    sm,
+                    launch: launch_index,
+                    ctas,
+                },
+                config,
+                sets,
+                shape,
             },
             colour,
         ),

@@ -279,3 +279,154 @@ fn trace_prints_one_warp_stream() {
     );
     assert!(lines.iter().all(|l| l.contains(" cta 1 warp 2 ")));
 }
+
+/// `gpusim timeline`: the workload options of `run` (`--arg`), an SVG
+/// with one row per warp, and the summary line naming what was drawn.
+#[test]
+fn timeline_writes_an_svg_of_the_chosen_sm() {
+    let dir = std::env::temp_dir().join(format!("gpusim-cli-timeline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("skew.svg");
+    let svg_arg = svg.to_str().unwrap();
+    let (code, out, err) = gpusim(&[
+        "timeline",
+        "kernels/micro/barrier_skew.toml",
+        "--config",
+        "tiny",
+        "--sched",
+        "lrr",
+        "--arg",
+        "work=8",
+        "-o",
+        svg_arg,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("check     PASS"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "timeline  barrier_skew launch 0, SM 0: 4 warps of 1 CTAs, 1 barrier releases; wrote {svg_arg}"
+        )),
+        "{out}"
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(text.contains("barrier_skew under lrr"));
+    assert_eq!(text.matches("<g class=\"warp\"").count(), 4);
+    assert_eq!(text.matches("class=\"phase\"").count(), 1);
+    // The same command writes the same bytes.
+    let (code, _, _) = gpusim(&[
+        "timeline",
+        "kernels/micro/barrier_skew.toml",
+        "--config",
+        "tiny",
+        "--sched",
+        "lrr",
+        "--arg",
+        "work=8",
+        "-o",
+        svg_arg,
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read_to_string(&svg).unwrap(), text);
+}
+
+/// A bad `--sm`, `--ctas` or `--launch-index` is an error naming what
+/// exists, exit status 2, no panic.
+#[test]
+fn timeline_rejects_bad_selections() {
+    let dir = std::env::temp_dir().join(format!("gpusim-cli-timeline-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("x.svg");
+    let base = [
+        "timeline",
+        "kernels/micro/barrier_skew.toml",
+        "--config",
+        "tiny",
+        "-o",
+        svg.to_str().unwrap(),
+    ];
+    for (extra, message) in [
+        (
+            &["--sm", "3"][..],
+            "error: --sm 3: the machine has 1 SM (0 to 0)",
+        ),
+        (
+            &["--ctas", "5..2"][..],
+            "--ctas `5..2`: the range is empty (A must be below B)",
+        ),
+        (&["--ctas", "x..2"][..], "expected A..B"),
+        (
+            &["--ctas", "1..4"][..],
+            "error: no CTA of --ctas 1..4 ran on SM 0 in launch 0 (barrier_skew, grid [1, 1, 1] = 1 CTAs); SM 0 ran 1 CTA: 0",
+        ),
+        (
+            &["--launch-index", "1"][..],
+            "error: --launch-index 1: the workload made 1 launch (0 to 0)",
+        ),
+    ] {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend_from_slice(extra);
+        let (code, _, err) = gpusim(&args);
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(err.contains(message), "{extra:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    assert!(!svg.exists(), "nothing written on an error");
+}
+
+/// `run --json` has the barrier figures for the run and each launch.
+#[test]
+fn json_has_barrier_figures() {
+    let dir = std::env::temp_dir().join(format!("gpusim-cli-barriers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("s.json");
+    let (code, out, err) = gpusim(&[
+        "run",
+        "kernels/micro/barrier_skew.toml",
+        "--config",
+        "tiny",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let b = &v["barriers"];
+    for key in [
+        "ctas",
+        "warps",
+        "phases",
+        "barriers_released",
+        "barrier_arrivals",
+        "phases_per_cta",
+        "rtru",
+        "rtru_barrier_phases",
+        "rtru_phase_mean",
+        "barrier_intensity",
+        "barrier_intensive",
+        "barrier_intensity_with_exit",
+        "idle_warp_cycles",
+        "phase_warp_cycles",
+        "barrier_wait_cycles",
+        "exit_wait_cycles",
+        "warp_lifetime_cycles",
+    ] {
+        assert!(!b[key].is_null(), "barriers.{key} missing");
+    }
+    assert_eq!(v["launches"][0]["barriers"], *b);
+    // One CTA of four warps, one barrier: two phases.
+    assert_eq!(b["phases"], 2);
+    assert_eq!(b["barriers_released"], 1);
+    assert_eq!(b["barrier_arrivals"], 4);
+    // Three warps wait for warp 0's 8 iterations: not quite 15% of their
+    // time on average.
+    let intensity = b["barrier_intensity"].as_f64().unwrap();
+    assert!(intensity > 0.05 && intensity < 0.15, "{intensity}");
+    assert_eq!(b["barrier_intensive"], false);
+    let line = out.lines().find(|l| l.starts_with("barriers ")).unwrap();
+    assert!(
+        line.starts_with("barriers  2.0 phases/CTA (1 release), RTRU "),
+        "{line}"
+    );
+    assert!(line.contains("(not barrier-intensive;"), "{line}");
+}

@@ -5,3 +5,4 @@ pub mod correlate;
 pub mod repro;
 pub mod repro_baws;
 pub mod summary;
+pub mod timeline_svg;

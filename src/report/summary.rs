@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use crate::timing::barrier_stats::BarrierStats;
 use crate::timing::stats::{Stall, Stats};
 
 fn pct(n: u64, d: u64) -> f64 {
@@ -133,6 +134,7 @@ pub fn timing_summary(s: &Stats) -> String {
         .map(|(b, f)| format!("W[{b}] {:.1}%", 100.0 * f))
         .collect();
     let _ = writeln!(o, "lanes     {}", lanes.join("  "));
+    let _ = writeln!(o, "{}", barrier_line(&s.barriers));
     let m = &s.mem;
     let _ = writeln!(
         o,
@@ -164,4 +166,23 @@ pub fn timing_summary(s: &Stats) -> String {
         t.ibuffer_flushes
     );
     o
+}
+
+/// The summary's `barriers` line: phases per CTA (and barrier releases),
+/// RTRU pooled over all phases and over the `bar.sync` phases alone,
+/// barrier intensity and whether it makes the kernel barrier-intensive,
+/// and the intensity counting the wait at the CTAs' exits
+/// ([`BarrierStats`] defines each).
+pub fn barrier_line(b: &BarrierStats) -> String {
+    format!(
+        "barriers  {:.1} phases/CTA ({} release{}), RTRU {:.1}% ({:.1}% in bar.sync phases), barrier intensity {:.1}% ({}barrier-intensive; {:.1}% with exits)",
+        b.phases_per_cta,
+        b.barriers_released,
+        if b.barriers_released == 1 { "" } else { "s" },
+        100.0 * b.rtru,
+        100.0 * b.rtru_barrier_phases,
+        100.0 * b.barrier_intensity,
+        if b.barrier_intensive { "" } else { "not " },
+        100.0 * b.barrier_intensity_with_exit
+    )
 }

@@ -137,6 +137,9 @@ impl Sm {
             self.live_by_dyn_id.insert(p, (d, s));
         }
         self.cta_barrier[c] = CtaBarrier::default();
+        if let Some(t) = self.timeline.as_mut() {
+            t.cta_placed(c, id, &slots, now + 1);
+        }
         self.ctas[c] = Some(CtaSlot {
             id,
             shared: match spare_shared {
@@ -152,6 +155,7 @@ impl Sm {
             threads,
             regs: need[2],
             smem: need[3],
+            phases: crate::timing::barrier_stats::CtaPhases::new(nwarps as usize, now + 1),
         });
         self.used[0] += need[0];
         self.used[1] += need[1];
@@ -182,6 +186,9 @@ impl Sm {
             let mut cta = self.ctas[c].take().expect("checked");
             for (i, &s) in cta.slots.iter().enumerate() {
                 self.charge_until(s, now + 1);
+                if let Some(t) = self.timeline.as_mut() {
+                    t.retired(s, now + 1);
+                }
                 let w = &self.warps[s as usize];
                 let mut states = StallCounts::default();
                 for (k, &cat) in Stall::ALL.iter().enumerate() {
@@ -215,6 +222,9 @@ impl Sm {
                 if let Ok(p) = self.live_by_dyn_id.binary_search(&(d, s)) {
                     self.live_by_dyn_id.remove(p);
                 }
+            }
+            if let Some(t) = self.timeline.as_mut() {
+                t.cta_retired(c);
             }
             self.spare_ctas.push((
                 std::mem::take(&mut cta.warps),

@@ -9,10 +9,12 @@ use crate::func::error::SimErrorKind;
 use crate::func::{GlobalMemory, SimError};
 use crate::sched::LaunchInfo;
 use crate::sched::registry::{self, PolicyEnv, PolicyError};
+use crate::timing::barrier_stats::{BarrierCounters, BarrierStats};
 use crate::timing::cta::{CtaScheduler, cta_need, never_fits};
 use crate::timing::memsys::{MemSys, Packet};
 use crate::timing::sm::{IssueRecord, LaunchCtx, Sm};
 use crate::timing::stats::{LaunchStats, SmStats, Stats};
+use crate::timing::timeline::{Timeline, TimelineRecorder, TimelineSelection};
 
 /// The simulated GPU (persists across a workload's launches: L2 and DRAM
 /// state carry over, L1 caches are invalidated at each launch).
@@ -40,6 +42,8 @@ pub struct Gpu {
     wake: Vec<u64>,
     /// Scratch: the SMs that ran this cycle.
     ran: Vec<usize>,
+    /// Barrier-phase sums of every finished launch.
+    barrier_totals: BarrierCounters,
 }
 
 impl Gpu {
@@ -110,6 +114,7 @@ impl Gpu {
             per_sm: vec![Vec::new(); cfg.core.num_sms.max(1) as usize],
             wake: vec![0; cfg.core.num_sms.max(1) as usize],
             ran: Vec::new(),
+            barrier_totals: BarrierCounters::default(),
         })
     }
 
@@ -162,6 +167,7 @@ impl Gpu {
             // The L1D is invalidated at each launch; the instruction cache
             // keeps its lines (GPGPU-Sim invalidates only the L1D).
             sm.l1d.clear();
+            sm.barrier_counters = BarrierCounters::default();
         }
         let mut ctas = CtaScheduler::new(total, need);
         let start = self.now;
@@ -175,6 +181,11 @@ impl Gpu {
         }
         let mut last_progress = start;
         let launch_index = self.launches.len() as u32;
+        for sm in &mut self.sms {
+            if let Some(t) = sm.timeline.as_mut() {
+                t.launch_start(launch_index, &ctx.kernel.name, ctx.grid, start);
+            }
+        }
         loop {
             let now = self.now;
             self.atomics.clear();
@@ -302,6 +313,9 @@ impl Gpu {
             for p in &mut sm.policies {
                 p.on_launch_end();
             }
+            if let Some(t) = sm.timeline.as_mut() {
+                t.launch_end(self.now);
+            }
         }
         // Every SM's counters complete before the difference is taken.
         for sm in &mut self.sms {
@@ -314,6 +328,11 @@ impl Gpu {
         for s in crate::timing::stats::Stall::ALL {
             stalls.add(s, after.stalls.get(s) - before.stalls.get(s));
         }
+        let mut barriers = BarrierCounters::default();
+        for sm in &mut self.sms {
+            barriers.merge(&std::mem::take(&mut sm.barrier_counters));
+        }
+        self.barrier_totals.merge(&barriers);
         let hits = |t: &SmStats| t.l1d.intra_warp_hits + t.l1d.inter_warp_hits;
         self.launches.push(LaunchStats {
             kernel: ctx.kernel.name.clone(),
@@ -336,6 +355,7 @@ impl Gpu {
             dram_reads: m1.dram_reads - m0.dram_reads,
             dram_writes: m1.dram_writes - m0.dram_writes,
             shared_accesses: after.shared_accesses - before.shared_accesses,
+            barriers: BarrierStats::of(&barriers),
         });
         Ok(())
     }
@@ -377,6 +397,35 @@ impl Gpu {
         }
     }
 
+    /// Starts recording the timeline `sel` asks for (before the first
+    /// launch). Its SM runs the issue stage that visits every warp (the
+    /// same states, so the same cycles). An SM the machine lacks is an
+    /// error naming the SMs there are.
+    pub fn enable_timeline(&mut self, sel: TimelineSelection) -> Result<(), String> {
+        let n = self.sms.len();
+        let Some(sm) = self.sms.get_mut(sel.sm as usize) else {
+            return Err(format!(
+                "--sm {}: the machine has {n} SM{} (0 to {})",
+                sel.sm,
+                if n == 1 { "" } else { "s" },
+                n - 1
+            ));
+        };
+        debug_assert!(sm.live_slots.is_empty());
+        sm.incremental = false;
+        let (warps, ctas) = (sm.warps.len(), sm.ctas.len());
+        sm.timeline = Some(Box::new(TimelineRecorder::new(sel, warps, ctas)));
+        Ok(())
+    }
+
+    /// The recorded timeline, if one was asked for (taken).
+    pub fn take_timeline(&mut self) -> Option<Timeline> {
+        self.sms
+            .iter_mut()
+            .find_map(|s| s.timeline.take())
+            .map(|t| t.timeline)
+    }
+
     /// The issue log so far (all SMs, by cycle then SM and slot), emptied.
     pub fn take_issue_log(&mut self) -> Vec<IssueRecord> {
         let mut all: Vec<IssueRecord> = self
@@ -405,6 +454,7 @@ impl Gpu {
             schedulers: u64::from(self.cfg.core.schedulers_per_sm.max(1)) * self.sms.len() as u64,
             stalls: total.stalls,
             locality: crate::timing::stats::LocalityStats::of(&total),
+            barriers: BarrierStats::of(&self.barrier_totals),
             total,
             mem: self.mem.stats.clone(),
             launches: self.launches.clone(),

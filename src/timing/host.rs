@@ -251,6 +251,9 @@ pub struct TimedRun {
     pub profile: Option<DawsProfile>,
     /// The dumped allocations ([`Prepared::dumps`]): `(file, bytes)`.
     pub dumps: Vec<(std::path::PathBuf, Vec<u8>)>,
+    /// The recorded warp-state timeline, when asked for
+    /// ([`run_timed_timeline`]).
+    pub timeline: Option<crate::timing::timeline::Timeline>,
 }
 
 /// The policies of a timed run (`--sched`, `--fetch`, `--cta`,
@@ -310,12 +313,38 @@ pub fn run_timed_with(
     policies: &Policies,
     log: bool,
 ) -> Result<TimedRun, RunError> {
+    run_timed_setup(p, overrides, cfg, policies, |gpu| {
+        if log {
+            gpu.enable_issue_log();
+        }
+        Ok(())
+    })
+}
+
+/// [`run_timed_with`] recording the warp-state timeline `sel` asks for
+/// ([`TimedRun::timeline`]); an SM the machine lacks is an error.
+pub fn run_timed_timeline(
+    p: &Prepared,
+    overrides: &[(String, String)],
+    cfg: &GpuConfig,
+    policies: &Policies,
+    sel: crate::timing::timeline::TimelineSelection,
+) -> Result<TimedRun, RunError> {
+    run_timed_setup(p, overrides, cfg, policies, |gpu| gpu.enable_timeline(sel))
+}
+
+/// A timed run whose GPU `setup` prepares before the first launch.
+fn run_timed_setup(
+    p: &Prepared,
+    overrides: &[(String, String)],
+    cfg: &GpuConfig,
+    policies: &Policies,
+    setup: impl FnOnce(&mut Gpu) -> Result<(), String>,
+) -> Result<TimedRun, RunError> {
     let mut workload = build_workload(p, overrides)?;
     let mut host = TimingHost::new(p, cfg, policies)
         .map_err(|m| RunError::Workload(WorkloadError::Host(m)))?;
-    if log {
-        host.gpu.enable_issue_log();
-    }
+    setup(&mut host.gpu).map_err(|m| RunError::Workload(WorkloadError::Host(m)))?;
     let check = workload.run(&mut host)?;
     let dumps = crate::workload::runner::capture_dumps(&host.device.global, &p.dumps)?;
     Ok(TimedRun {
@@ -324,5 +353,6 @@ pub fn run_timed_with(
         stats: host.gpu.stats(),
         issue_log: host.gpu.take_issue_log(),
         profile: host.recorder.as_ref().map(|r| r.borrow().finish()),
+        timeline: host.gpu.take_timeline(),
     })
 }

@@ -422,6 +422,9 @@ impl Sm {
             self.warps[slot as usize].state_cycles[*code as usize] += now - is.timed_since;
             *code = now_state;
             is.timed_since = now;
+            if let Some(t) = self.timeline.as_mut() {
+                t.state(slot, now, now_state);
+            }
         }
     }
 
@@ -674,6 +677,14 @@ impl Sm {
             }
             b.waiting += 1;
         }
+        if d.barrier || d.next_pc.is_none() {
+            let phases = &mut self.ctas[c].as_mut().expect("live CTA").phases;
+            if d.barrier {
+                phases.arrive(index, now, &mut self.barrier_counters);
+            } else {
+                phases.exit(index, now, &mut self.barrier_counters);
+            }
+        }
         if d.barrier || d.exit {
             self.release_barriers(c, now, ctx);
         }
@@ -696,6 +707,17 @@ impl Sm {
                 self.cta_barrier[c].waiting -= 1;
                 released.push(s);
             }
+        }
+        if !released.is_empty() {
+            if let Some(t) = self.timeline.as_mut() {
+                t.released(c, now);
+            }
+            let warps = &self.warps;
+            cta.phases.release(
+                released.iter().map(|&s| warps[s as usize].index as usize),
+                now,
+                &mut self.barrier_counters,
+            );
         }
         for &s in &released {
             self.mark_dirty(s);

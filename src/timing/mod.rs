@@ -6,6 +6,7 @@
 //! the functional core to execute the instruction at issue.
 
 pub mod addrdec;
+pub mod barrier_stats;
 pub mod cache;
 pub mod coalescer;
 pub mod crossbar;
@@ -25,11 +26,12 @@ pub mod scoreboard;
 pub mod sm;
 pub mod stats;
 pub mod sweep;
+pub mod timeline;
 pub mod units;
 pub mod victim_tags;
 pub mod warp_charge;
 
 pub use gpu::Gpu;
-pub use host::{Policies, TimedRun, TimingHost, run_timed, run_timed_with};
+pub use host::{Policies, TimedRun, TimingHost, run_timed, run_timed_timeline, run_timed_with};
 pub use sm::IssueRecord;
 pub use stats::{Stall, StallCounts, Stats};

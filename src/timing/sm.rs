@@ -236,6 +236,8 @@ pub struct CtaSlot {
     pub regs: u32,
     /// Shared bytes.
     pub smem: u32,
+    /// Its warps' current barrier phases (`barrier_stats.rs`).
+    pub phases: crate::timing::barrier_stats::CtaPhases,
 }
 
 /// An SM-local event.
@@ -497,6 +499,12 @@ pub struct Sm {
     pub reason_timers: Vec<(u64, u32)>,
     /// Incremental issue: the earliest of `reason_timers`.
     pub next_reason_timer: u64,
+    /// Barrier-phase sums of the CTAs finished in the current launch
+    /// (`barrier_stats.rs`; the GPU collects them at the launch's end).
+    pub barrier_counters: crate::timing::barrier_stats::BarrierCounters,
+    /// Records warps' states over time, when a timeline is asked for
+    /// (`timeline.rs`; the SM then runs the full issue stage).
+    pub timeline: Option<Box<crate::timing::timeline::TimelineRecorder>>,
 }
 
 impl Sm {
@@ -591,6 +599,8 @@ impl Sm {
             dirty: Vec::new(),
             reason_timers: Vec::new(),
             next_reason_timer: u64::MAX,
+            barrier_counters: Default::default(),
+            timeline: None,
         }
     }
 

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::timing::barrier_stats::BarrierStats;
 use crate::timing::memsys::MemStats;
 
 /// Why a scheduler did (or did not) issue in a cycle, and the per-warp
@@ -319,7 +320,7 @@ pub struct WarpRecord {
 }
 
 /// One kernel launch.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LaunchStats {
     /// Kernel name.
     pub kernel: String,
@@ -362,6 +363,8 @@ pub struct LaunchStats {
     pub dram_writes: u64,
     /// Shared-memory instructions.
     pub shared_accesses: u64,
+    /// Barrier phases, RTRU and barrier intensity of this launch.
+    pub barriers: BarrierStats,
 }
 
 /// Everything a timed run reports.
@@ -389,6 +392,9 @@ pub struct Stats {
     pub total: SmStats,
     /// The DAWS paper's figures derived from `total`.
     pub locality: LocalityStats,
+    /// Barrier phases, RTRU and barrier intensity over every launch (the
+    /// phases of all launches pooled).
+    pub barriers: BarrierStats,
     /// Memory-system counters.
     pub mem: MemStats,
     /// Per launch.
