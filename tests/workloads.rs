@@ -226,6 +226,10 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("baws/btree", "RecstartD"),
         ("baws/btree", "ReclenD"),
         ("baws/similarity_score", "sim"),
+        ("baws/page_view_count", "d_ChunkUrl"),
+        ("baws/page_view_count", "d_ChunkViews"),
+        ("baws/page_view_count", "d_ChunkUrls"),
+        ("baws/page_view_count", "d_Views"),
         ("correlation/stream_triad", "a"),
         ("correlation/compute_fma", "out"),
         ("correlation/sfu_mix", "out"),
@@ -347,6 +351,7 @@ fn a_kernel_seeing_other_data_fails_the_check() {
         ("baws/merge_sort", "d_SrcKey", (1, 0x80), "d_DstKey"), // key[0] += 32768
         ("baws/btree", "knodesD", (4, 1), "ansD"), // the root's first child becomes the root
         ("baws/similarity_score", "doc", (3, 0x40), "sim"),
+        ("baws/page_view_count", "d_Log", (3, 0x04), "d_Views"), // entry 0's URL ^= 1024
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();
@@ -486,6 +491,8 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     assert!(e.contains("at most 2^28"), "{e}");
     let e = create_err("baws/similarity_score", &[("docs", "40")], l(None, None));
     assert!(e.contains("multiple of 16"), "{e}");
+    let e = create_err("baws/page_view_count", &[("urls", "65536")], l(None, None));
+    assert!(e.contains("at most 65535"), "{e}");
 }
 
 #[test]
@@ -574,6 +581,14 @@ fn other_sizes_pass_too() {
         (
             "baws/similarity_score",
             &[("docs", "48"), ("features", "32"), ("seed", "4")],
+        ),
+        (
+            "baws/page_view_count",
+            &[("entries", "1500"), ("urls", "5"), ("ips", "3")],
+        ),
+        (
+            "baws/page_view_count",
+            &[("entries", "700"), ("urls", "65535"), ("ips", "65536")],
         ),
         ("correlation/stream_triad", &[("n", "1000"), ("s", "-0.5")]),
         (

@@ -102,6 +102,11 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("needle", |a, l| {
         Ok(Box::new(drivers::needle::Needle::new(a, l)?))
     }),
+    ("page_view_count", |a, l| {
+        Ok(Box::new(drivers::page_view_count::PageViewCount::new(
+            a, l,
+        )?))
+    }),
     ("pathfinder", |a, l| {
         Ok(Box::new(drivers::pathfinder::Pathfinder::new(a, l)?))
     }),
