@@ -230,6 +230,7 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("baws/page_view_count", "d_ChunkViews"),
         ("baws/page_view_count", "d_ChunkUrls"),
         ("baws/page_view_count", "d_Views"),
+        ("baws/mri_gridding", "d_Grid"),
         ("correlation/stream_triad", "a"),
         ("correlation/compute_fma", "out"),
         ("correlation/sfu_mix", "out"),
@@ -352,6 +353,7 @@ fn a_kernel_seeing_other_data_fails_the_check() {
         ("baws/btree", "knodesD", (4, 1), "ansD"), // the root's first child becomes the root
         ("baws/similarity_score", "doc", (3, 0x40), "sim"),
         ("baws/page_view_count", "d_Log", (3, 0x04), "d_Views"), // entry 0's URL ^= 1024
+        ("baws/mri_gridding", "d_Samples", (3, 0x40), "d_Grid"), // sample 0 leaves the grid
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();
@@ -493,6 +495,10 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     assert!(e.contains("multiple of 16"), "{e}");
     let e = create_err("baws/page_view_count", &[("urls", "65536")], l(None, None));
     assert!(e.contains("at most 65535"), "{e}");
+    let e = create_err("baws/mri_gridding", &[("size", "100")], l(None, None));
+    assert!(e.contains("multiple of 32"), "{e}");
+    let e = create_err("baws/mri_gridding", &[("radius", "17")], l(None, None));
+    assert!(e.contains("at most 16"), "{e}");
 }
 
 #[test]
@@ -585,6 +591,14 @@ fn other_sizes_pass_too() {
         (
             "baws/page_view_count",
             &[("entries", "1500"), ("urls", "5"), ("ips", "3")],
+        ),
+        (
+            "baws/mri_gridding",
+            &[("size", "64"), ("samples", "3000"), ("radius", "3")],
+        ),
+        (
+            "baws/mri_gridding",
+            &[("size", "32"), ("samples", "2000"), ("radius", "1")],
         ),
         (
             "baws/page_view_count",

@@ -99,6 +99,9 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("merge_sort", |a, l| {
         Ok(Box::new(drivers::merge_sort::MergeSort::new(a, l)?))
     }),
+    ("mri_gridding", |a, l| {
+        Ok(Box::new(drivers::mri_gridding::MriGridding::new(a, l)?))
+    }),
     ("needle", |a, l| {
         Ok(Box::new(drivers::needle::Needle::new(a, l)?))
     }),

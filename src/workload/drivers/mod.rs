@@ -28,6 +28,7 @@
 //! | `merge_sort` | [`merge_sort::MergeSort`] | `mergeSortSharedKernel` (`kernels/baws/`) | `d_DstKey`, `d_DstVal` exact |
 //! | `btree` | [`btree::Btree`] | `findK`, `findRangeK` (`kernels/baws/`) | `ansD`, `RecstartD`, `ReclenD` exact |
 //! | `page_view_count` | [`page_view_count::PageViewCount`] | `pageViewCount` (`kernels/baws/`) | per-chunk URLs, views, URL counts and per-URL totals exact |
+//! | `mri_gridding` | [`mri_gridding::MriGridding`] | `gridding` (`kernels/baws/`) | `d_Grid` exact |
 //! | `similarity_score` | [`similarity_score::SimilarityScore`] | `similarityScore` (`kernels/baws/`) | `sim` exact |
 //!
 //! | `stream_triad`, `compute_fma`, `sfu_mix`, `divergent_loop`, `reduce_tree`, `transpose`, `atomic_hist`, `gather_random` | [`correlation::Correlation`] | `kernels/correlation/*` (nvcc) | the output buffer exact (`sfu_mix`: rel 1e-3) |
@@ -58,6 +59,7 @@ pub mod hotspot;
 pub mod kmeans;
 pub mod matmul;
 pub mod merge_sort;
+pub mod mri_gridding;
 pub mod needle;
 pub mod page_view_count;
 pub mod pathfinder;
