@@ -310,6 +310,10 @@ mod tests {
 
     #[test]
     fn the_tree_walk_finds_every_record_in_a_leaf() {
+        // The manifest's 200 000 records: ~1 000 leaves under a few inner
+        // nodes under the root (2 levels walked, 4 / 5 barriers).
+        assert_eq!(build_tree(200_000, 1).height, 2);
+        assert_eq!(build_tree(100, 1).height, 0, "one leaf is the root");
         let tree = build_tree(70_000, 5);
         assert_eq!(
             tree.height, 2,
