@@ -231,6 +231,9 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("baws/page_view_count", "d_ChunkUrls"),
         ("baws/page_view_count", "d_Views"),
         ("baws/mri_gridding", "d_Grid"),
+        ("baws/page_view_rank", "d_RankUrl"),
+        ("baws/page_view_rank", "d_RankViews"),
+        ("baws/page_view_rank", "d_Rank"),
         ("correlation/stream_triad", "a"),
         ("correlation/compute_fma", "out"),
         ("correlation/sfu_mix", "out"),
@@ -354,6 +357,7 @@ fn a_kernel_seeing_other_data_fails_the_check() {
         ("baws/similarity_score", "doc", (3, 0x40), "sim"),
         ("baws/page_view_count", "d_Log", (3, 0x04), "d_Views"), // entry 0's URL ^= 1024
         ("baws/mri_gridding", "d_Samples", (3, 0x40), "d_Grid"), // sample 0 leaves the grid
+        ("baws/page_view_rank", "d_Views", (3, 0x40), "d_RankUrl"), // URL 0 of chunk 0 ranks first
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();
@@ -499,6 +503,8 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     assert!(e.contains("multiple of 32"), "{e}");
     let e = create_err("baws/mri_gridding", &[("radius", "17")], l(None, None));
     assert!(e.contains("at most 16"), "{e}");
+    let e = create_err("baws/page_view_rank", &[], l(Some([4, 1, 1]), None));
+    assert!(e.contains("remove `grid`/`block`"), "{e}");
 }
 
 #[test]
@@ -599,6 +605,10 @@ fn other_sizes_pass_too() {
         (
             "baws/mri_gridding",
             &[("size", "32"), ("samples", "2000"), ("radius", "1")],
+        ),
+        (
+            "baws/page_view_rank",
+            &[("urls", "1300"), ("max_views", "3")],
         ),
         (
             "baws/page_view_count",

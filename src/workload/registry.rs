@@ -110,6 +110,9 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
             a, l,
         )?))
     }),
+    ("page_view_rank", |a, l| {
+        Ok(Box::new(drivers::page_view_rank::PageViewRank::new(a, l)?))
+    }),
     ("pathfinder", |a, l| {
         Ok(Box::new(drivers::pathfinder::Pathfinder::new(a, l)?))
     }),
