@@ -234,6 +234,7 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("baws/page_view_rank", "d_RankUrl"),
         ("baws/page_view_rank", "d_RankViews"),
         ("baws/page_view_rank", "d_Rank"),
+        ("baws/octree_partition", "d_Src"),
         ("correlation/stream_triad", "a"),
         ("correlation/compute_fma", "out"),
         ("correlation/sfu_mix", "out"),
@@ -358,6 +359,12 @@ fn a_kernel_seeing_other_data_fails_the_check() {
         ("baws/page_view_count", "d_Log", (3, 0x04), "d_Views"), // entry 0's URL ^= 1024
         ("baws/mri_gridding", "d_Samples", (3, 0x40), "d_Grid"), // sample 0 leaves the grid
         ("baws/page_view_rank", "d_Views", (3, 0x40), "d_RankUrl"), // URL 0 of chunk 0 ranks first
+        (
+            "baws/octree_partition",
+            "d_TaskCentre",
+            (3, 0x40),
+            "d_ChildCount",
+        ), // node 0's centre x moves out
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();
@@ -503,6 +510,12 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     assert!(e.contains("multiple of 32"), "{e}");
     let e = create_err("baws/mri_gridding", &[("radius", "17")], l(None, None));
     assert!(e.contains("at most 16"), "{e}");
+    let e = create_err(
+        "baws/octree_partition",
+        &[("host_levels", "7")],
+        l(None, None),
+    );
+    assert!(e.contains("at most `max_levels` = 6"), "{e}");
     let e = create_err("baws/page_view_rank", &[], l(Some([4, 1, 1]), None));
     assert!(e.contains("remove `grid`/`block`"), "{e}");
 }
@@ -609,6 +622,18 @@ fn other_sizes_pass_too() {
         (
             "baws/page_view_rank",
             &[("urls", "1300"), ("max_views", "3")],
+        ),
+        (
+            "baws/octree_partition",
+            &[
+                ("particles", "3000"),
+                ("leaf_size", "5"),
+                ("host_levels", "0"),
+            ],
+        ),
+        (
+            "baws/octree_partition",
+            &[("particles", "700"), ("leaf_size", "1000")],
         ),
         (
             "baws/page_view_count",

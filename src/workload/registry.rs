@@ -105,6 +105,11 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("needle", |a, l| {
         Ok(Box::new(drivers::needle::Needle::new(a, l)?))
     }),
+    ("octree_partition", |a, l| {
+        Ok(Box::new(drivers::octree_partition::OctreePartition::new(
+            a, l,
+        )?))
+    }),
     ("page_view_count", |a, l| {
         Ok(Box::new(drivers::page_view_count::PageViewCount::new(
             a, l,

@@ -30,6 +30,7 @@
 //! | `page_view_count` | [`page_view_count::PageViewCount`] | `pageViewCount` (`kernels/baws/`) | per-chunk URLs, views, URL counts and per-URL totals exact |
 //! | `mri_gridding` | [`mri_gridding::MriGridding`] | `gridding` (`kernels/baws/`) | `d_Grid` exact |
 //! | `page_view_rank` | [`page_view_rank::PageViewRank`] | `pageViewRank` (`kernels/baws/`) | per-chunk ranked URLs, views and ranks exact |
+//! | `octree_partition` | [`octree_partition::OctreePartition`] | `octreePartition` (`kernels/baws/`) | octant counts per level, final particle order exact |
 //! | `similarity_score` | [`similarity_score::SimilarityScore`] | `similarityScore` (`kernels/baws/`) | `sim` exact |
 //!
 //! | `stream_triad`, `compute_fma`, `sfu_mix`, `divergent_loop`, `reduce_tree`, `transpose`, `atomic_hist`, `gather_random` | [`correlation::Correlation`] | `kernels/correlation/*` (nvcc) | the output buffer exact (`sfu_mix`: rel 1e-3) |
@@ -62,6 +63,7 @@ pub mod matmul;
 pub mod merge_sort;
 pub mod mri_gridding;
 pub mod needle;
+pub mod octree_partition;
 pub mod page_view_count;
 pub mod page_view_rank;
 pub mod pathfinder;
