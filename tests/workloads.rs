@@ -18,7 +18,8 @@ fn kernels_dir() -> PathBuf {
 }
 
 /// `kernels/*.toml` and the manifests of `kernels/sync/`, `kernels/micro/`
-/// `kernels/rodinia/`, `kernels/sdk/` and `kernels/correlation/`, sorted.
+/// `kernels/rodinia/`, `kernels/sdk/`, `kernels/correlation/` and
+/// `kernels/baws/`, sorted.
 fn manifests() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = Vec::new();
     for dir in [
@@ -28,6 +29,7 @@ fn manifests() -> Vec<PathBuf> {
         kernels_dir().join("rodinia"),
         kernels_dir().join("sdk"),
         kernels_dir().join("correlation"),
+        kernels_dir().join("baws"),
     ] {
         v.extend(
             std::fs::read_dir(&dir)
@@ -218,6 +220,21 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("rodinia/srad", "J_cuda"),
         ("sdk/scalar_product", "d_C"),
         ("sdk/histogram256", "d_Histogram"),
+        ("baws/merge_sort", "d_DstKey"),
+        ("baws/merge_sort", "d_DstVal"),
+        ("baws/btree", "ansD"),
+        ("baws/btree", "RecstartD"),
+        ("baws/btree", "ReclenD"),
+        ("baws/similarity_score", "sim"),
+        ("baws/page_view_count", "d_ChunkUrl"),
+        ("baws/page_view_count", "d_ChunkViews"),
+        ("baws/page_view_count", "d_ChunkUrls"),
+        ("baws/page_view_count", "d_Views"),
+        ("baws/mri_gridding", "d_Grid"),
+        ("baws/page_view_rank", "d_RankUrl"),
+        ("baws/page_view_rank", "d_RankViews"),
+        ("baws/page_view_rank", "d_Rank"),
+        ("baws/octree_partition", "d_Src"),
         ("correlation/stream_triad", "a"),
         ("correlation/compute_fma", "out"),
         ("correlation/sfu_mix", "out"),
@@ -336,6 +353,18 @@ fn a_kernel_seeing_other_data_fails_the_check() {
         ("correlation/atomic_hist", "data", (0, 1), "bins"), // one word changes bin
         ("correlation/gather_random", "idx", (0, 1), "out"), // idx[0] ^= 1: in bounds
         ("correlation/spmv_csr", "vec", (3, 0x40), "out"),
+        ("baws/merge_sort", "d_SrcKey", (1, 0x80), "d_DstKey"), // key[0] += 32768
+        ("baws/btree", "knodesD", (4, 1), "ansD"), // the root's first child becomes the root
+        ("baws/similarity_score", "doc", (3, 0x40), "sim"),
+        ("baws/page_view_count", "d_Log", (3, 0x04), "d_Views"), // entry 0's URL ^= 1024
+        ("baws/mri_gridding", "d_Samples", (3, 0x40), "d_Grid"), // sample 0 leaves the grid
+        ("baws/page_view_rank", "d_Views", (3, 0x40), "d_RankUrl"), // URL 0 of chunk 0 ranks first
+        (
+            "baws/octree_partition",
+            "d_TaskCentre",
+            (3, 0x40),
+            "d_ChildCount",
+        ), // node 0's centre x moves out
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();
@@ -465,6 +494,30 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     assert!(e.contains("use grid [2048, 1, 1]"), "{e}");
     let e = create_err("correlation/compute_fma", &[("a", "1e39")], l(None, None));
     assert!(e.contains("not a finite f32"), "{e}");
+    let e = create_err("baws/merge_sort", &[("keys", "1000")], l(None, None));
+    assert!(e.contains("multiple of 512"), "{e}");
+    let e = create_err("baws/merge_sort", &[("length", "384")], l(None, None));
+    assert!(e.contains("power of two at most 512"), "{e}");
+    let e = create_err("baws/btree", &[], l(None, Some([128, 1, 1])));
+    assert!(e.contains("remove `grid`/`block`"), "{e}");
+    let e = create_err("baws/btree", &[("records", "300000000")], l(None, None));
+    assert!(e.contains("at most 2^28"), "{e}");
+    let e = create_err("baws/similarity_score", &[("docs", "40")], l(None, None));
+    assert!(e.contains("multiple of 16"), "{e}");
+    let e = create_err("baws/page_view_count", &[("urls", "65536")], l(None, None));
+    assert!(e.contains("at most 65535"), "{e}");
+    let e = create_err("baws/mri_gridding", &[("size", "100")], l(None, None));
+    assert!(e.contains("multiple of 32"), "{e}");
+    let e = create_err("baws/mri_gridding", &[("radius", "17")], l(None, None));
+    assert!(e.contains("at most 16"), "{e}");
+    let e = create_err(
+        "baws/octree_partition",
+        &[("host_levels", "7")],
+        l(None, None),
+    );
+    assert!(e.contains("at most `max_levels` = 6"), "{e}");
+    let e = create_err("baws/page_view_rank", &[], l(Some([4, 1, 1]), None));
+    assert!(e.contains("remove `grid`/`block`"), "{e}");
 }
 
 #[test]
@@ -540,6 +593,52 @@ fn other_sizes_pass_too() {
         ("rodinia/backprop", &[("in", "48"), ("seed", "7")]),
         ("rodinia/bfs", &[("nodes", "1000"), ("source", "17")]),
         ("sdk/histogram256", &[("bytes", "4004"), ("seed", "5")]),
+        (
+            "baws/merge_sort",
+            &[("keys", "1536"), ("length", "64"), ("key_range", "7")],
+        ),
+        ("baws/merge_sort", &[("keys", "512"), ("length", "1")]),
+        (
+            "baws/btree",
+            &[("records", "100"), ("queries", "20"), ("range", "30")],
+        ),
+        ("baws/btree", &[("records", "70000"), ("queries", "9")]),
+        (
+            "baws/similarity_score",
+            &[("docs", "48"), ("features", "32"), ("seed", "4")],
+        ),
+        (
+            "baws/page_view_count",
+            &[("entries", "1500"), ("urls", "5"), ("ips", "3")],
+        ),
+        (
+            "baws/mri_gridding",
+            &[("size", "64"), ("samples", "3000"), ("radius", "3")],
+        ),
+        (
+            "baws/mri_gridding",
+            &[("size", "32"), ("samples", "2000"), ("radius", "1")],
+        ),
+        (
+            "baws/page_view_rank",
+            &[("urls", "1300"), ("max_views", "3")],
+        ),
+        (
+            "baws/octree_partition",
+            &[
+                ("particles", "3000"),
+                ("leaf_size", "5"),
+                ("host_levels", "0"),
+            ],
+        ),
+        (
+            "baws/octree_partition",
+            &[("particles", "700"), ("leaf_size", "1000")],
+        ),
+        (
+            "baws/page_view_count",
+            &[("entries", "700"), ("urls", "65535"), ("ips", "65536")],
+        ),
         ("correlation/stream_triad", &[("n", "1000"), ("s", "-0.5")]),
         (
             "correlation/compute_fma",

@@ -28,6 +28,9 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
             drivers::bfs::Layout::Csr,
         )?))
     }),
+    ("btree", |a, l| {
+        Ok(Box::new(drivers::btree::Btree::new(a, l)?))
+    }),
     ("chase", |a, l| {
         Ok(Box::new(drivers::chase::Chase::new(a, l)?))
     }),
@@ -93,8 +96,27 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("matmul", |a, l| {
         Ok(Box::new(drivers::matmul::Matmul::new(a, l)?))
     }),
+    ("merge_sort", |a, l| {
+        Ok(Box::new(drivers::merge_sort::MergeSort::new(a, l)?))
+    }),
+    ("mri_gridding", |a, l| {
+        Ok(Box::new(drivers::mri_gridding::MriGridding::new(a, l)?))
+    }),
     ("needle", |a, l| {
         Ok(Box::new(drivers::needle::Needle::new(a, l)?))
+    }),
+    ("octree_partition", |a, l| {
+        Ok(Box::new(drivers::octree_partition::OctreePartition::new(
+            a, l,
+        )?))
+    }),
+    ("page_view_count", |a, l| {
+        Ok(Box::new(drivers::page_view_count::PageViewCount::new(
+            a, l,
+        )?))
+    }),
+    ("page_view_rank", |a, l| {
+        Ok(Box::new(drivers::page_view_rank::PageViewRank::new(a, l)?))
     }),
     ("pathfinder", |a, l| {
         Ok(Box::new(drivers::pathfinder::Pathfinder::new(a, l)?))
@@ -108,6 +130,11 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     }),
     ("scalar_product", |a, l| {
         Ok(Box::new(drivers::scalar_product::ScalarProduct::new(a, l)?))
+    }),
+    ("similarity_score", |a, l| {
+        Ok(Box::new(drivers::similarity_score::SimilarityScore::new(
+            a, l,
+        )?))
     }),
     ("spmv_scalar", |a, l| {
         Ok(Box::new(drivers::spmv_scalar::SpmvScalar::new(a, l)?))

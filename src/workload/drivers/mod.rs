@@ -25,10 +25,17 @@
 //! | `srad` | [`srad::Srad`] | `srad_cuda_1`, `srad_cuda_2` | `J`, `C` exact |
 //! | `backprop` | [`backprop::Backprop`] | `bpnn_layerforward_CUDA`, `bpnn_adjust_weights_cuda` | partial sums, weights, changes exact |
 //! | `histogram256_sdk` | [`histogram256_sdk::Histogram256Sdk`] | `histogram256Kernel`, `mergeHistogram256Kernel` | partial and merged histograms exact |
+//! | `merge_sort` | [`merge_sort::MergeSort`] | `mergeSortSharedKernel` (`kernels/baws/`) | `d_DstKey`, `d_DstVal` exact |
+//! | `btree` | [`btree::Btree`] | `findK`, `findRangeK` (`kernels/baws/`) | `ansD`, `RecstartD`, `ReclenD` exact |
+//! | `page_view_count` | [`page_view_count::PageViewCount`] | `pageViewCount` (`kernels/baws/`) | per-chunk URLs, views, URL counts and per-URL totals exact |
+//! | `mri_gridding` | [`mri_gridding::MriGridding`] | `gridding` (`kernels/baws/`) | `d_Grid` exact |
+//! | `page_view_rank` | [`page_view_rank::PageViewRank`] | `pageViewRank` (`kernels/baws/`) | per-chunk ranked URLs, views and ranks exact |
+//! | `octree_partition` | [`octree_partition::OctreePartition`] | `octreePartition` (`kernels/baws/`) | octant counts per level, final particle order exact |
+//! | `similarity_score` | [`similarity_score::SimilarityScore`] | `similarityScore` (`kernels/baws/`) | `sim` exact |
 //!
 //! | `stream_triad`, `compute_fma`, `sfu_mix`, `divergent_loop`, `reduce_tree`, `transpose`, `atomic_hist`, `gather_random` | [`correlation::Correlation`] | `kernels/correlation/*` (nvcc) | the output buffer exact (`sfu_mix`: rel 1e-3) |
 //!
-//! The nvcc-compiled benchmarks (`kernels/rodinia/`, `kernels/sdk/`) keep
+//! The nvcc-compiled benchmarks (`kernels/rodinia/`, `kernels/sdk/`, `kernels/baws/`) keep
 //! their input builders and references in their driver files.
 //!
 //! Inputs come from [`crate::workload::generate`]'s `*_input` builders and
@@ -41,6 +48,7 @@
 
 pub mod backprop;
 pub mod bfs;
+pub mod btree;
 pub mod buffers;
 pub mod chase;
 pub mod correlation;
@@ -52,9 +60,15 @@ pub mod histogram256_sdk;
 pub mod hotspot;
 pub mod kmeans;
 pub mod matmul;
+pub mod merge_sort;
+pub mod mri_gridding;
 pub mod needle;
+pub mod octree_partition;
+pub mod page_view_count;
+pub mod page_view_rank;
 pub mod pathfinder;
 pub mod scalar_product;
+pub mod similarity_score;
 pub mod spmv_scalar;
 pub mod spmv_vector;
 pub mod srad;
