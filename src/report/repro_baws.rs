@@ -36,6 +36,7 @@ use serde::Serialize;
 
 use crate::config::GpuConfig;
 use crate::report::repro::{ReproError, harmonic_mean, pool};
+use crate::timing::barrier_stats::BarrierStats;
 use crate::timing::host::{Policies, TimedRun, run_timed_with};
 use crate::timing::stats::StallCounts;
 use crate::workload::runner::{Prepared, RunError, prepare};
@@ -84,14 +85,20 @@ pub struct Kernel {
     pub quick_args: &'static [(&'static str, &'static str)],
 }
 
-/// The kernels, barrier-intensive first, in table order (the paper's
-/// Table 2 order where it has them).
-pub const KERNELS: [Kernel; 13] = [
+/// The kernels, barrier-intensive first in the paper's Table 2 order,
+/// then the non-barrier-intensive ones (Rodinia, as in §6.5).
+pub const KERNELS: [Kernel; 20] = [
     Kernel {
         name: "SP",
         file: "sp.toml",
         class: Class::Barrier,
         quick_args: &[("vectors", "24")],
+    },
+    Kernel {
+        name: "MS",
+        file: "ms.toml",
+        class: Class::Barrier,
+        quick_args: &[("keys", "24576")],
     },
     Kernel {
         name: "FWT",
@@ -110,6 +117,42 @@ pub const KERNELS: [Kernel; 13] = [
         file: "stn.toml",
         class: Class::Barrier,
         quick_args: &[("width", "128"), ("height", "128")],
+    },
+    Kernel {
+        name: "OCTP",
+        file: "octp.toml",
+        class: Class::Barrier,
+        quick_args: &[("particles", "8192")],
+    },
+    Kernel {
+        name: "BT",
+        file: "bt.toml",
+        class: Class::Barrier,
+        quick_args: &[("queries", "80")],
+    },
+    Kernel {
+        name: "PVC",
+        file: "pvc.toml",
+        class: Class::Barrier,
+        quick_args: &[("entries", "24576")],
+    },
+    Kernel {
+        name: "PVR",
+        file: "pvr.toml",
+        class: Class::Barrier,
+        quick_args: &[("urls", "24576")],
+    },
+    Kernel {
+        name: "SS",
+        file: "ss.toml",
+        class: Class::Barrier,
+        quick_args: &[("docs", "80")],
+    },
+    Kernel {
+        name: "MG",
+        file: "mg.toml",
+        class: Class::Barrier,
+        quick_args: &[("size", "96"), ("samples", "2304")],
     },
     Kernel {
         name: "HISTO",
@@ -300,6 +343,8 @@ pub struct CellRun {
     pub ipc: f64,
     /// Scheduler-cycles by state (`schedulers × cycles` in all).
     pub stalls: StallCounts,
+    /// The barrier-phase statistics (RTRU, barrier intensity).
+    pub barriers: BarrierStats,
 }
 
 /// One kernel × setup cell: a run, or why there is none.
@@ -659,6 +704,49 @@ impl Repro {
         o
     }
 
+    /// Every kernel's barrier intensity and RTRU under LRR and GTO (the
+    /// paper's Fig. 5 and its 15% barrier-intensive threshold, §5), so the
+    /// table shows which kernels really are barrier-intensive here.
+    pub fn barrier_table(&self) -> String {
+        let mut o = String::new();
+        let _ = writeln!(
+            o,
+            "Barrier intensity (time warps wait at barriers) and RTRU (Eq. 1), under LRR and GTO ({})",
+            self.machine()
+        );
+        let _ = writeln!(
+            o,
+            "{:<8} {:<5} {:>11} {:>11} {:>9} {:>9}  {}",
+            "kernel", "class", "intens. LRR", "intens. GTO", "RTRU LRR", "RTRU GTO", "> 15% (LRR)"
+        );
+        for k in &self.kernels {
+            let f = |s: Setup, x: fn(&BarrierStats) -> f64| {
+                k.run(s).map_or("error".to_string(), |r| {
+                    format!("{:.1}%", 100.0 * x(&r.barriers))
+                })
+            };
+            let intensive = k.run(Setup::Lrr).map_or("n/a", |r| {
+                if r.barriers.barrier_intensive {
+                    "yes"
+                } else {
+                    "no"
+                }
+            });
+            let _ = writeln!(
+                o,
+                "{:<8} {:<5} {:>11} {:>11} {:>9} {:>9}  {}",
+                k.name,
+                k.class.label(),
+                f(Setup::Lrr, |b| b.barrier_intensity),
+                f(Setup::Gto, |b| b.barrier_intensity),
+                f(Setup::Lrr, |b| b.rtru),
+                f(Setup::Gto, |b| b.rtru),
+                intensive
+            );
+        }
+        o
+    }
+
     /// Every kernel's cycles under every setup it ran.
     pub fn cycles_table(&self) -> String {
         let mut o = String::new();
@@ -702,6 +790,7 @@ impl Repro {
     /// Every table, in the paper's order.
     pub fn tables(&self) -> String {
         [
+            self.barrier_table(),
             self.fig8_table(),
             self.fig9_table(),
             self.fig10_table(),
@@ -765,6 +854,7 @@ fn cell_run(r: &TimedRun) -> Result<CellRun, String> {
             s.warp_insts as f64 / s.cycles as f64
         },
         stalls: s.stalls,
+        barriers: s.barriers.clone(),
     })
 }
 
