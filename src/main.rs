@@ -340,9 +340,10 @@ enum Command {
         /// Warp issue policy (as `run --sched`). Default `gto`.
         #[arg(long, default_value = "gto", value_name = "NAME")]
         sched: String,
-        /// Fetch policy.
-        #[arg(long, default_value = "lrr", value_name = "NAME")]
-        fetch: String,
+        /// Fetch policy (as `run --fetch`): `lrr`, `cff`, `fef`. Default
+        /// `cff` under `--sched baws`, else `lrr`.
+        #[arg(long, value_name = "NAME")]
+        fetch: Option<String>,
         /// CTA assignment policy.
         #[arg(long, default_value = "rr", value_name = "NAME")]
         cta: String,
@@ -1561,7 +1562,9 @@ fn main() -> ExitCode {
                 file,
                 output,
                 policies: gpusim::timing::Policies {
-                    fetch,
+                    fetch: fetch.unwrap_or_else(|| {
+                        gpusim::sched::registry::default_fetch(&sched).to_string()
+                    }),
                     cta,
                     ..gpusim::timing::Policies::sched(&sched)
                 },
