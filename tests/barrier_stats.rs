@@ -180,7 +180,35 @@ fn skewed_phases_match_the_hand_computation() {
     assert_eq!(pcs.len(), 2);
     for sched in ["lrr", "gto"] {
         let r = run(&m, &config("tiny"), sched, true);
-        let want = by_hand(&warps_of(&r, &pcs));
+        let warps = warps_of(&r, &pcs);
+        let want = by_hand(&warps);
+        // Each warp's record lists its phases' ends (its arrivals, then
+        // its exit) and its own wait: each arrival to the CTA's last
+        // arrival at that barrier (its release).
+        for rec in &r.stats.warps {
+            let w = &warps[&(rec.cta, rec.warp)];
+            let mut ends = w.arrivals.clone();
+            ends.push(w.exit);
+            assert_eq!(
+                rec.phase_ends, ends,
+                "{sched} {:?} warp {}",
+                rec.cta, rec.warp
+            );
+            let wait: u64 = (0..w.arrivals.len())
+                .map(|p| {
+                    let release = warps
+                        .iter()
+                        .filter(|((c, _), _)| *c == rec.cta)
+                        .map(|(_, o)| o.arrivals[p])
+                        .max()
+                        .unwrap();
+                    release - w.arrivals[p]
+                })
+                .sum();
+            assert_eq!(rec.barrier_wait, wait, "{sched}");
+            let lived = w.exit + 1 - w.start;
+            assert_eq!(rec.barrier_fraction, wait as f64 / lived as f64);
+        }
         let got = r.stats.barriers;
         assert_close(&got, &want);
         assert_eq!((got.ctas, got.warps, got.phases), (2, 8, 6), "{sched}");

@@ -32,7 +32,7 @@ use serde::Serialize;
 pub const BARRIER_INTENSIVE: f64 = 0.15;
 
 /// One warp of a resident CTA: its current phase and its waits so far.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct WarpPhase {
     /// First cycle of the warp's current phase.
     phase_start: u64,
@@ -42,6 +42,9 @@ struct WarpPhase {
     exit: Option<u64>,
     /// Cycles it waited at explicit barriers so far.
     barrier_wait: u64,
+    /// The cycle each of its phases ended: its barrier arrivals, then
+    /// its exit.
+    ends: Vec<u64>,
 }
 
 /// The phase bookkeeping of one resident CTA.
@@ -56,6 +59,15 @@ pub struct CtaPhases {
 }
 
 impl CtaPhases {
+    /// Warp `i`'s phases: the cycle each ended (its barrier arrivals, then
+    /// its exit) and the cycles it waited at barriers; taken (left empty).
+    pub fn take_warp(&mut self, i: usize) -> (Vec<u64>, u64) {
+        match self.warps.get_mut(i) {
+            Some(w) => (std::mem::take(&mut w.ends), w.barrier_wait),
+            None => (Vec::new(), 0),
+        }
+    }
+
     /// A CTA of `warps` warps alive from cycle `start`.
     pub fn new(warps: usize, start: u64) -> CtaPhases {
         CtaPhases {
@@ -76,6 +88,7 @@ impl CtaPhases {
     pub fn arrive(&mut self, i: usize, now: u64, c: &mut BarrierCounters) {
         if let Some(w) = self.warps.get_mut(i) {
             w.arrival = Some(now);
+            w.ends.push(now);
             c.arrivals += 1;
         }
     }
@@ -114,6 +127,7 @@ impl CtaPhases {
             return;
         }
         w.exit = Some(now);
+        w.ends.push(now);
         self.live -= 1;
         if self.live > 0 {
             return;

@@ -197,6 +197,8 @@ impl Sm {
                 if self.warp_records.len() >= crate::timing::stats::MAX_WARP_RECORDS_PER_SM {
                     self.warp_records_omitted += 1;
                 } else {
+                    let (phase_ends, barrier_wait) = cta.phases.take_warp(i);
+                    let lived = phase_ends.last().map_or(1, |&e| e + 1 - w.start);
                     self.warp_records.push(WarpRecord {
                         launch,
                         sm: self.id,
@@ -207,6 +209,9 @@ impl Sm {
                         insts: w.insts,
                         states,
                         ready: w.state_cycles[10],
+                        barrier_fraction: barrier_wait as f64 / lived.max(1) as f64,
+                        phase_ends,
+                        barrier_wait,
                     });
                 }
                 self.warps[s as usize].live = false;

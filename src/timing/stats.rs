@@ -297,7 +297,7 @@ impl LocalityStats {
 
 /// Cycles one warp spent in each state, from its CTA's assignment to its
 /// retirement (DESIGN §3: the per-warp counters BLWS uses).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WarpRecord {
     /// Launch index (0-based, in launch order).
     pub launch: u32,
@@ -317,6 +317,14 @@ pub struct WarpRecord {
     pub states: StallCounts,
     /// Cycles it could have issued but another warp was picked.
     pub ready: u64,
+    /// The cycle each of its warp-phases ended: its arrival at each
+    /// barrier, then its exit (BAWS §3).
+    pub phase_ends: Vec<u64>,
+    /// Cycles it waited at barriers (each arrival to its release).
+    pub barrier_wait: u64,
+    /// `barrier_wait` over its life from `start` to its exit: its share in
+    /// the kernel's barrier intensity.
+    pub barrier_fraction: f64,
 }
 
 /// One kernel launch.
