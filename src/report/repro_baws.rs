@@ -716,8 +716,8 @@ impl Repro {
         );
         let _ = writeln!(
             o,
-            "{:<8} {:<5} {:>11} {:>11} {:>9} {:>9}  {}",
-            "kernel", "class", "intens. LRR", "intens. GTO", "RTRU LRR", "RTRU GTO", "> 15% (LRR)"
+            "{:<8} {:<5} {:>11} {:>11} {:>9} {:>9}  > 15% (LRR)",
+            "kernel", "class", "intens. LRR", "intens. GTO", "RTRU LRR", "RTRU GTO"
         );
         for k in &self.kernels {
             let f = |s: Setup, x: fn(&BarrierStats) -> f64| {
@@ -854,7 +854,7 @@ fn cell_run(r: &TimedRun) -> Result<CellRun, String> {
             s.warp_insts as f64 / s.cycles as f64
         },
         stalls: s.stalls,
-        barriers: s.barriers.clone(),
+        barriers: s.barriers,
     })
 }
 
