@@ -631,7 +631,8 @@ enum Task {
     Profiled(usize),
 }
 
-fn run_error_text(e: RunError) -> String {
+/// A run error as plain text (diagnostics rendered without colour).
+pub(crate) fn run_error_text(e: RunError) -> String {
     match e {
         RunError::Diagnostics(d) => d.render(false),
         RunError::Workload(w) => w.to_string(),
@@ -913,6 +914,7 @@ pub fn run(opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<Repro, Re
     })
 }
 
-fn display_path(p: &Path) -> String {
+/// A path as printed in the results.
+pub(crate) fn display_path(p: &Path) -> String {
     p.display().to_string()
 }

@@ -27,18 +27,18 @@
 //! Runs are spread over `jobs` threads and collected by position, so
 //! nothing depends on `jobs`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
 use serde::Serialize;
 
 use crate::config::GpuConfig;
-use crate::report::repro::{ReproError, harmonic_mean, pool};
+use crate::report::repro::{ReproError, display_path, harmonic_mean, pool, run_error_text};
 use crate::timing::barrier_stats::BarrierStats;
 use crate::timing::host::{Policies, TimedRun, run_timed_with};
 use crate::timing::stats::StallCounts;
-use crate::workload::runner::{Prepared, RunError, prepare};
+use crate::workload::runner::{Prepared, prepare};
 
 mod tables;
 
@@ -304,15 +304,6 @@ impl Setup {
         }
     }
 
-    /// The command-line spelling (`--sched S --fetch F [--set K=V]`).
-    pub fn command(self) -> String {
-        let (s, f, set) = self.policies();
-        match set {
-            Some((k, v)) => format!("--sched {s} --fetch {f} --set {k}={v}"),
-            None => format!("--sched {s} --fetch {f}"),
-        }
-    }
-
     fn runs_on(self, class: Class) -> bool {
         class == Class::Barrier || Setup::NON_BARRIER.contains(&self)
     }
@@ -540,13 +531,6 @@ impl Repro {
     }
 }
 
-fn run_error_text(e: RunError) -> String {
-    match e {
-        RunError::Diagnostics(d) => d.render(false),
-        RunError::Workload(w) => w.to_string(),
-    }
-}
-
 fn cell_run(r: &TimedRun) -> Result<CellRun, String> {
     if !r.check.passed() {
         return Err(format!("check failed: {}", r.check.to_string().trim_end()));
@@ -708,8 +692,4 @@ pub fn run(opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<Repro, Re
         quick: opts.quick,
         kernels,
     })
-}
-
-fn display_path(p: &Path) -> String {
-    p.display().to_string()
 }
