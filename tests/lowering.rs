@@ -265,8 +265,19 @@ fn predicate_logic_and_moves() {
          and.pred %p2, %p1, %p3;\n\
          xor.pred %p3, %p2, %p1;\n\
          not.pred %p1, %p2;\n\
-         selp.u32 %r2, 1, 0, %p1;",
+         selp.u32 %r2, 1, 0, %p1;\n\
+         mov.pred %p3, -1;",
     );
+    // nvcc's spelling of true.
+    assert_eq!(k.insts[7].src[0], Operand::Imm(1));
+    // Any other literal is an error at the operand.
+    let src = ".version 7.0\n.target sm_70\n.address_size 64\n\
+               .visible .entry k()\n{\n.reg .pred %p<2>;\nmov.pred %p1, 2;\nret;\n}\n";
+    let err = gpusim::compile(gpusim::SourceFile::new("t.ptx", src.to_string()))
+        .err()
+        .expect("2 is not a predicate")
+        .to_string();
+    assert!(err.contains("predicate literal"), "{err}");
     let pred = |o: Operand| match o {
         Operand::Pred { id, negate: false } => id.0,
         o => panic!("{o:?}"),

@@ -264,7 +264,17 @@ fn immediate(lit: Literal, ty: Type) -> Result<u64, String> {
                 negative: false,
             },
         ) => Ok(m),
-        (TypeKind::Pred, _) => Err("a predicate literal is `0` or `1`".into()),
+        // nvcc writes true as -1 (all bits set): `mov.pred %p1, -1;`.
+        (
+            TypeKind::Pred,
+            Literal::Int {
+                magnitude: 1,
+                negative: true,
+            },
+        ) => Ok(1),
+        (TypeKind::Pred, _) => {
+            Err("a predicate literal is `0` (false), or `1` or `-1` (true)".into())
+        }
         (
             TypeKind::Float,
             Literal::Int {
