@@ -390,74 +390,22 @@ enum ReproPaper {
     Baws,
 }
 
-/// `gpusim repro daws`.
-fn repro_daws(
-    jobs: Option<usize>,
-    json: Option<&std::path::Path>,
-    quick: bool,
-    dir: Option<PathBuf>,
-    kernels: Vec<String>,
-    colour: bool,
-) -> ExitCode {
-    use gpusim::report::repro;
-    let dir = dir.unwrap_or_else(|| {
-        let here = PathBuf::from(repro::DEFAULT_DIR);
-        if here.is_dir() {
-            here
-        } else {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(repro::DEFAULT_DIR)
-        }
-    });
-    let opts = repro::Options {
-        dir,
-        jobs: jobs.unwrap_or_else(gpusim::timing::sweep::default_jobs),
-        quick,
-        only: kernels,
-    };
-    let start = std::time::Instant::now();
-    let progress = |line: &str| eprintln!("{line}");
-    let r = match repro::run(&opts, &progress) {
-        Ok(r) => r,
-        Err(e) => {
-            eprint!("{}", e.render(colour));
-            return ExitCode::from(2);
-        }
-    };
-    eprintln!(
-        "{} cells done in {:.1} s with {} job{}",
-        r.kernels.len() * repro::Scheduler::ALL.len(),
-        start.elapsed().as_secs_f64(),
-        opts.jobs,
-        if opts.jobs == 1 { "" } else { "s" }
-    );
-    out!("{}", r.fig8_table());
-    outln!();
-    out!("{}", r.cycles_table());
-    outln!();
-    out!("{}", r.fig13_table());
-    let errors = r.errors();
-    if !errors.is_empty() {
-        outln!();
-        outln!("errors:");
-        for (k, s, e) in &errors {
-            outln!("  {k} {}: {e}", s.label());
-        }
-    }
-    if let Some(path) = json
-        && let Err(e) = std::fs::write(path, r.to_json() + "\n")
-    {
-        eprintln!("error: cannot write {}: {e}", path.display());
-        return ExitCode::from(2);
-    }
-    if errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+/// One paper's reproduction as `gpusim repro` reports it.
+struct ReproOutput {
+    /// Cells run.
+    cells: usize,
+    /// The tables, printed on stdout.
+    tables: String,
+    /// Failed cells, one line each.
+    errors: Vec<String>,
+    /// Every number, for `--json`.
+    json: String,
 }
 
-/// `gpusim repro baws`.
-fn repro_baws(
+/// `gpusim repro PAPER`: runs the reproduction, prints its tables and
+/// errors, writes the JSON.
+fn repro_cmd(
+    paper: ReproPaper,
     jobs: Option<usize>,
     json: Option<&std::path::Path>,
     quick: bool,
@@ -465,53 +413,93 @@ fn repro_baws(
     kernels: Vec<String>,
     colour: bool,
 ) -> ExitCode {
-    use gpusim::report::repro_baws as repro;
+    use gpusim::report::{repro, repro_baws};
+    let default = match paper {
+        ReproPaper::Daws => repro::DEFAULT_DIR,
+        ReproPaper::Baws => repro_baws::DEFAULT_DIR,
+    };
     let dir = dir.unwrap_or_else(|| {
-        let here = PathBuf::from(repro::DEFAULT_DIR);
+        let here = PathBuf::from(default);
         if here.is_dir() {
             here
         } else {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(repro::DEFAULT_DIR)
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(default)
         }
     });
-    let opts = repro::Options {
-        dir,
-        jobs: jobs.unwrap_or_else(gpusim::timing::sweep::default_jobs),
-        quick,
-        only: kernels,
-    };
+    let jobs = jobs.unwrap_or_else(gpusim::timing::sweep::default_jobs);
     let start = std::time::Instant::now();
     let progress = |line: &str| eprintln!("{line}");
-    let r = match repro::run(&opts, &progress) {
+    let result = match paper {
+        ReproPaper::Daws => {
+            let opts = repro::Options {
+                dir,
+                jobs,
+                quick,
+                only: kernels,
+            };
+            repro::run(&opts, &progress).map(|r| ReproOutput {
+                cells: r.kernels.len() * repro::Scheduler::ALL.len(),
+                tables: format!(
+                    "{}\n{}\n{}",
+                    r.fig8_table(),
+                    r.cycles_table(),
+                    r.fig13_table()
+                ),
+                errors: r
+                    .errors()
+                    .iter()
+                    .map(|(k, s, e)| format!("{k} {}: {e}", s.label()))
+                    .collect(),
+                json: r.to_json(),
+            })
+        }
+        ReproPaper::Baws => {
+            let opts = repro_baws::Options {
+                dir,
+                jobs,
+                quick,
+                only: kernels,
+            };
+            repro_baws::run(&opts, &progress).map(|r| ReproOutput {
+                cells: r.kernels.iter().map(|k| k.cells.len()).sum(),
+                tables: r.tables(),
+                errors: r
+                    .errors()
+                    .iter()
+                    .map(|(k, s, e)| format!("{k} {}: {e}", s.label()))
+                    .collect(),
+                json: r.to_json(),
+            })
+        }
+    };
+    let r = match result {
         Ok(r) => r,
         Err(e) => {
             eprint!("{}", e.render(colour));
             return ExitCode::from(2);
         }
     };
-    let cells: usize = r.kernels.iter().map(|k| k.cells.len()).sum();
     eprintln!(
-        "{cells} cells done in {:.1} s with {} job{}",
+        "{} cells done in {:.1} s with {jobs} job{}",
+        r.cells,
         start.elapsed().as_secs_f64(),
-        opts.jobs,
-        if opts.jobs == 1 { "" } else { "s" }
+        if jobs == 1 { "" } else { "s" }
     );
-    out!("{}", r.tables());
-    let errors = r.errors();
-    if !errors.is_empty() {
+    out!("{}", r.tables);
+    if !r.errors.is_empty() {
         outln!();
         outln!("errors:");
-        for (k, s, e) in &errors {
-            outln!("  {k} {}: {e}", s.label());
+        for e in &r.errors {
+            outln!("  {e}");
         }
     }
     if let Some(path) = json
-        && let Err(e) = std::fs::write(path, r.to_json() + "\n")
+        && let Err(e) = std::fs::write(path, r.json + "\n")
     {
         eprintln!("error: cannot write {}: {e}", path.display());
         return ExitCode::from(2);
     }
-    if errors.is_empty() {
+    if r.errors.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
@@ -1506,21 +1494,13 @@ fn main() -> ExitCode {
             colour,
         ),
         Command::Repro {
-            paper: ReproPaper::Daws,
+            paper,
             jobs,
             json,
             quick,
             dir,
             kernels,
-        } => repro_daws(jobs, json.as_deref(), quick, dir, kernels, colour),
-        Command::Repro {
-            paper: ReproPaper::Baws,
-            jobs,
-            json,
-            quick,
-            dir,
-            kernels,
-        } => repro_baws(jobs, json.as_deref(), quick, dir, kernels, colour),
+        } => repro_cmd(paper, jobs, json.as_deref(), quick, dir, kernels, colour),
         Command::Correlate {
             reference,
             sched,
