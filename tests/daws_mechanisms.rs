@@ -136,6 +136,7 @@ fn may_load(c: &mut DawsCore, info: &[WarpView], now: u64) -> Vec<bool> {
         by_slot: &all,
         info,
         cta_barrier: &[],
+        detail: &[],
     });
     (0..info.len() as u32).map(|s| c.may_load(s)).collect()
 }

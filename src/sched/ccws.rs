@@ -268,6 +268,7 @@ mod tests {
             by_slot: &all,
             info,
             cta_barrier: &[],
+            detail: &[],
         });
     }
 

@@ -2,7 +2,7 @@
 //! last, one CTA per SM per cycle while it fits (GPGPU-Sim's default;
 //! SCHEDULERS.md "CTA policies").
 
-use crate::sched::{CtaPolicy, SmView};
+use crate::sched::{Contention, CtaPolicy, SmView};
 
 /// The `rr` CTA policy.
 #[derive(Debug, Default)]
@@ -11,7 +11,7 @@ pub struct CtaRoundRobin {
 }
 
 impl CtaPolicy for CtaRoundRobin {
-    fn assign(&mut self, _now: u64, sms: &[SmView], out: &mut Vec<usize>) {
+    fn assign(&mut self, _now: u64, sms: &[SmView], _c: Contention, out: &mut Vec<usize>) {
         let n = sms.len();
         for i in 0..n {
             let s = (self.next + i) % n;

@@ -4,11 +4,15 @@
 //! [`registry`].
 
 pub mod baseline;
+pub mod blws;
 pub mod ccws;
 pub mod cta_rr;
+pub mod cta_throttle;
 pub mod daws;
 pub mod fetch_cff;
 pub mod fetch_fef;
+pub mod lfws;
+pub mod llos;
 pub mod mwf;
 pub mod registry;
 pub mod saws;
@@ -52,6 +56,19 @@ pub struct CtaBarrier {
     pub first_hit: u64,
 }
 
+/// Per-slot facts the SM computes only for policies that ask for them
+/// ([`IssuePolicy::wants_detail`]), as of the cycle of the view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WarpDetail {
+    /// Cycles the warp has spent stalled on control (an empty I-buffer
+    /// after a branch or reconvergence), data (the scoreboard) or
+    /// structural hazards (its unit busy) since it arrived — the BLWS
+    /// paper's per-warp stall counter (§4.2, Alg. 1 step 1).
+    pub stall_cycles: u64,
+    /// The warp holds a valid next instruction that the scoreboard blocks.
+    pub head_blocked: bool,
+}
+
 /// A scheduler's view of its warps.
 #[derive(Default)]
 pub struct SchedView<'a> {
@@ -66,6 +83,11 @@ pub struct SchedView<'a> {
     /// Every CTA slot of the SM, indexed by [`WarpView::cta`] (empty in
     /// views built by hand for policies that do not read it).
     pub cta_barrier: &'a [CtaBarrier],
+    /// Per slot of the SM, [`WarpDetail`] of this scheduler's warps, filled
+    /// only when the policy [`IssuePolicy::wants_detail`] (empty or stale
+    /// otherwise, and in views built by hand for policies that do not read
+    /// it).
+    pub detail: &'a [WarpDetail],
 }
 
 /// What the pipeline tells a policy about an instruction just issued.
@@ -148,6 +170,11 @@ pub trait IssuePolicy {
     fn first_in_order(&self, _view: &SchedView<'_>) -> Option<Option<u32>> {
         None
     }
+    /// True if [`IssuePolicy::order`] reads [`SchedView::detail`] (the SM
+    /// then fills it before each call).
+    fn wants_detail(&self) -> bool {
+        false
+    }
     /// May `slot` issue `next` now? (Throttling policies say no.)
     fn can_issue(&self, _slot: u32, _view: &SchedView<'_>, _next: &TimingInst) -> bool {
         true
@@ -216,10 +243,51 @@ pub struct SmView {
     pub ctas: u32,
 }
 
+/// Memory-system stall counters a CTA policy may read, cumulative since
+/// the run began (the BLWS paper's Alg. 2 inputs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Contention {
+    /// L2-slice cycles a lookup waited for room in a full DRAM queue
+    /// (GPGPU-Sim's `gpu_stall_dramfull`).
+    pub dram_full: u64,
+    /// L2-slice cycles a reply waited for the interconnect to the SMs
+    /// (GPGPU-Sim's `gpu_stall_icnt2sh`).
+    pub icnt_to_sm: u64,
+}
+
 /// A CTA-assignment policy (one per GPU): each cycle, the SMs that receive
 /// the next CTAs of the grid (in grid order), at most one each.
 pub trait CtaPolicy {
     /// Writes the SMs to receive a CTA this cycle, in order, into `out`
-    /// (cleared by the caller); only SMs with `fits` may be named.
-    fn assign(&mut self, now: u64, sms: &[SmView], out: &mut Vec<usize>);
+    /// (cleared by the caller); only SMs with `fits` may be named. Called
+    /// only in cycles where CTAs remain and at least one SM fits one.
+    fn assign(&mut self, now: u64, sms: &[SmView], contention: Contention, out: &mut Vec<usize>);
+}
+
+/// An instruction's timing facts for policy tests: an SP instruction, or a
+/// global load when `long_mem`.
+#[cfg(test)]
+pub(crate) fn test_inst(long_mem: bool) -> TimingInst {
+    TimingInst {
+        unit: if long_mem {
+            crate::timing::units::Unit::LdSt
+        } else {
+            crate::timing::units::Unit::Sp
+        },
+        latency: 1,
+        initiation: 1,
+        hazards: Default::default(),
+        writes: Default::default(),
+        reads: Box::new([]),
+        dests: Box::new([]),
+        nanosleep: false,
+        long_mem,
+        l1d_load: long_mem,
+        space: if long_mem {
+            crate::ir::Space::Global
+        } else {
+            Default::default()
+        },
+        control: false,
+    }
 }

@@ -210,6 +210,7 @@ pub(crate) mod tests {
             by_slot: &slots,
             info,
             cta_barrier: bars,
+            detail: &[],
         };
         let mut out = Vec::new();
         policy.order(&view, &mut out);
@@ -231,6 +232,7 @@ pub(crate) mod tests {
             by_slot: &slots,
             info,
             cta_barrier: &[],
+            detail: &[],
         };
         let inst = TimingInst {
             unit: crate::timing::units::Unit::Sp,

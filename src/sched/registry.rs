@@ -6,12 +6,16 @@ use std::sync::Arc;
 
 use crate::config::GpuConfig;
 use crate::sched::baseline::{FetchLrr, Gto, Gtrr, Lrr, Oldest, Srr};
+use crate::sched::blws::Blws;
 use crate::sched::ccws::{Ccws, CcwsScores};
 use crate::sched::cta_rr::CtaRoundRobin;
+use crate::sched::cta_throttle::CtaThrottle;
 use crate::sched::daws::profile::{DawsProfile, ProfileRecorder};
 use crate::sched::daws::{Daws, DawsCore, DawsMode};
 use crate::sched::fetch_cff::FetchCff;
 use crate::sched::fetch_fef::FetchFef;
+use crate::sched::lfws::Lfws;
+use crate::sched::llos::Llos;
 use crate::sched::mwf::{Mwf, WithinCta};
 use crate::sched::saws::Saws;
 use crate::sched::swl::Swl;
@@ -31,6 +35,26 @@ pub const ISSUE_POLICIES: &[(&str, &str)] = &[
     (
         "two-level",
         "active set of sched.two_level_active warps, LRR; long ops demote",
+    ),
+    (
+        "two-level-opt",
+        "two-level with the active set ordered long-operation-first (LFWS)",
+    ),
+    (
+        "lpi",
+        "two-level sets with pending warps interleaved between active ones by id",
+    ),
+    (
+        "llos",
+        "guiding queue (global reads the scoreboard held) first, then the rest, round robin",
+    ),
+    (
+        "lfws",
+        "long-operation-first: warps next to run a global/local ld/st first, greedy then id",
+    ),
+    (
+        "blws",
+        "block-latency: CTAs round robin, inside a CTA most-stalled warps first",
     ),
     (
         "mwf-lrr",
@@ -196,6 +220,11 @@ pub fn issue_policy(name: &str, cfg: &GpuConfig) -> Option<Box<dyn IssuePolicy>>
         "gtrr" => Box::new(Gtrr::default()),
         "oldest" => Box::new(Oldest),
         "two-level" => Box::new(TwoLevel::new(cfg.sched.two_level_active)),
+        "two-level-opt" => Box::new(TwoLevel::long_first(cfg.sched.two_level_active)),
+        "lpi" => Box::new(TwoLevel::interleaved(cfg.sched.two_level_active)),
+        "llos" => Box::new(Llos::default()),
+        "lfws" => Box::new(Lfws::default()),
+        "blws" => Box::new(Blws::default()),
         "mwf-lrr" => Box::new(Mwf::new(WithinCta::Lrr)),
         "mwf-gto" | "baws" => Box::new(Mwf::new(WithinCta::Gto)),
         "saws" => Box::new(Saws::default()),
@@ -214,15 +243,22 @@ pub fn fetch_policy(name: &str) -> Option<Box<dyn FetchPolicy>> {
 }
 
 /// CTA policies: name and description.
-pub const CTA_POLICIES: &[(&str, &str)] = &[(
-    "rr",
-    "round robin over SMs, one CTA per SM per cycle while it fits",
-)];
+pub const CTA_POLICIES: &[(&str, &str)] = &[
+    (
+        "rr",
+        "round robin over SMs, one CTA per SM per cycle while it fits",
+    ),
+    (
+        "throttle",
+        "BLWS SM throttling: fewer SMs take new CTAs while DRAM-full + icnt stalls rise",
+    ),
+];
 
 /// A fresh CTA policy for one GPU.
 pub fn cta_policy(name: &str) -> Option<Box<dyn CtaPolicy>> {
     match name {
         "rr" => Some(Box::new(CtaRoundRobin::default())),
+        "throttle" => Some(Box::new(CtaThrottle::default())),
         _ => None,
     }
 }

@@ -122,6 +122,7 @@ mod tests {
                 by_slot: &s,
                 info: &info,
                 cta_barrier: &[],
+                detail: &[],
             },
             &mut out,
         );
@@ -136,6 +137,7 @@ mod tests {
                 by_slot: &s,
                 info: &info,
                 cta_barrier: &[],
+                detail: &[],
             },
             &mut out,
         );

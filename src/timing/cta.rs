@@ -3,7 +3,7 @@
 //! occupancy limits (CTAs, warps, threads, registers, shared memory) allow.
 
 use crate::config::GpuConfig;
-use crate::sched::{CtaPolicy, SmView};
+use crate::sched::{Contention, CtaPolicy, SmView};
 use crate::timing::sm::{LaunchCtx, Sm};
 
 /// Resources one CTA of a launch needs: `[warps, threads, registers,
@@ -107,6 +107,7 @@ impl CtaScheduler {
         sms: &mut [Sm],
         ctx: &LaunchCtx<'_>,
         now: u64,
+        contention: Contention,
     ) -> bool {
         if self.exhausted() || self.full {
             return false;
@@ -126,7 +127,7 @@ impl CtaScheduler {
             return false;
         }
         self.targets.clear();
-        policy.assign(now, &self.views, &mut self.targets);
+        policy.assign(now, &self.views, contention, &mut self.targets);
         let mut any = false;
         for &s in &self.targets {
             if self.exhausted() || !self.views[s].fits {

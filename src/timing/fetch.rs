@@ -103,6 +103,7 @@ impl Sm {
                     by_slot: slots,
                     info: &self.views,
                     cta_barrier: &self.cta_barrier,
+                    detail: &self.detail,
                 };
                 self.policies[s].order(&view, &mut order);
                 for (i, &w) in order.iter().enumerate() {

@@ -236,7 +236,17 @@ impl Gpu {
             for r in &self.replies {
                 self.per_sm[r.sm as usize].clear();
             }
-            let assigned = ctas.assign(self.cta_policy.as_mut(), &mut self.sms, ctx, now);
+            let contention = crate::sched::Contention {
+                dram_full: self.mem.stats.dram_full,
+                icnt_to_sm: self.mem.stats.reply_full,
+            };
+            let assigned = ctas.assign(
+                self.cta_policy.as_mut(),
+                &mut self.sms,
+                ctx,
+                now,
+                contention,
+            );
             if assigned {
                 last_progress = now;
             }

@@ -141,6 +141,9 @@ impl Sm {
             // Units free now, one bit each (an issue may take one).
             let mut free = self.free_units(now);
             order.clear();
+            if self.policies[s].wants_detail() {
+                self.fill_detail(s, now, ctx.table);
+            }
             {
                 let (ages, slots) = &self.sched_warps[s];
                 let view = SchedView {
@@ -149,6 +152,7 @@ impl Sm {
                     by_slot: slots,
                     info: &self.views,
                     cta_barrier: &self.cta_barrier,
+                    detail: &self.detail,
                 };
                 // No warp can issue (none is blocked only by a free unit):
                 // the scheduler's state is its first warp's, if the policy
@@ -235,6 +239,7 @@ impl Sm {
             by_slot: slots,
             info: &self.views,
             cta_barrier: &self.cta_barrier,
+            detail: &self.detail,
         };
         let local = local_reason(w, slot, now, ctx, self.policies[s].as_ref(), &view);
         let until = reason_until(w, local, now);
@@ -310,6 +315,9 @@ impl Sm {
         let mut order = std::mem::take(&mut self.order_buf);
         for s in 0..self.sched_warps.len() {
             order.clear();
+            if self.policies[s].wants_detail() {
+                self.fill_detail(s, now, ctx.table);
+            }
             {
                 let (ages, slots) = &self.sched_warps[s];
                 let view = SchedView {
@@ -318,6 +326,7 @@ impl Sm {
                     by_slot: slots,
                     info: &self.views,
                     cta_barrier: &self.cta_barrier,
+                    detail: &self.detail,
                 };
                 self.policies[s].order(&view, &mut order);
             }
@@ -457,6 +466,7 @@ impl Sm {
             by_slot: slots,
             info: &self.views,
             cta_barrier: &self.cta_barrier,
+            detail: &self.detail,
         };
         let w = &self.warps[slot as usize];
         match local_reason(w, slot, now, ctx, self.policies[s].as_ref(), &view) {
@@ -590,6 +600,7 @@ impl Sm {
                 by_slot: slots,
                 info: &self.views,
                 cta_barrier: &self.cta_barrier,
+                detail: &self.detail,
             };
             let what = Issued {
                 pc: head.pc,

@@ -8,7 +8,7 @@ use crate::config::GpuConfig;
 use crate::func::layout::KernelInfo;
 use crate::func::{DynInst, GlobalMemory, SimError, Warp};
 use crate::ir::Kernel;
-use crate::sched::{CtaBarrier, FetchPolicy, IssuePolicy, WarpView};
+use crate::sched::{CtaBarrier, FetchPolicy, IssuePolicy, WarpDetail, WarpView};
 use crate::timing::cache::TagArray;
 use crate::timing::coalescer::LineRequest;
 use crate::timing::event_queue::EventQueue;
@@ -362,6 +362,10 @@ pub struct Sm {
     /// Per CTA slot: warps waiting at a barrier and the first one's
     /// arrival cycle (what barrier-aware policies read).
     pub cta_barrier: Vec<CtaBarrier>,
+    /// Per slot: the facts policies that [`IssuePolicy::wants_detail`]
+    /// read, refreshed for a scheduler's warps before its policy orders
+    /// them ([`Sm::fill_detail`]).
+    pub detail: Vec<WarpDetail>,
     /// Per scheduler: its live slots oldest first, and by slot id.
     pub sched_warps: Vec<(Vec<u32>, Vec<u32>)>,
     /// Issue policy per scheduler.
@@ -530,6 +534,7 @@ impl Sm {
             views: vec![WarpView::default(); nw],
             ctas: (0..cfg.core.max_ctas_per_sm).map(|_| None).collect(),
             cta_barrier: vec![CtaBarrier::default(); cfg.core.max_ctas_per_sm as usize],
+            detail: vec![WarpDetail::default(); nw],
             sched_warps: vec![(Vec::new(), Vec::new()); ns],
             throttles: policies.iter().map(|p| p.throttles()).collect(),
             policies,

@@ -152,6 +152,48 @@ impl Sm {
         }
     }
 
+    /// Stall cycles (control, data, structural) `slot` has been charged
+    /// before cycle `now`, its current state's interval included.
+    pub(crate) fn stall_cycles_before(&self, slot: u32, now: u64) -> u64 {
+        let si = slot as usize;
+        let w = &self.warps[si];
+        let stalls = [Stall::Control, Stall::Data, Stall::Structural];
+        let mut n: u64 = stalls.iter().map(|&s| w.state_cycles[s as usize]).sum();
+        let is = &self.issue_slots[si];
+        let code = self.charge_codes[si];
+        if code >= GROUP {
+            let g = self.group_index(slot, usize::from(code - GROUP));
+            n += self.groups[g].busy_before(now) - is.group_snap;
+        } else if stalls.iter().any(|&s| s as u8 == code) {
+            n += now.saturating_sub(is.timed_since);
+        }
+        n
+    }
+
+    /// Refreshes [`Sm::detail`] for scheduler `s`'s warps as of `now`
+    /// (for a policy that [`crate::sched::IssuePolicy::wants_detail`]).
+    pub(crate) fn fill_detail(
+        &mut self,
+        s: usize,
+        now: u64,
+        table: &[crate::timing::units::TimingInst],
+    ) {
+        for i in 0..self.sched_warps[s].1.len() {
+            let slot = self.sched_warps[s].1[i];
+            let w = &self.warps[slot as usize];
+            let head_blocked = w
+                .ibuf
+                .front()
+                .filter(|e| e.ready <= now)
+                .is_some_and(|e| w.sb.blocks(&table[e.pc as usize].hazards));
+            let stall_cycles = self.stall_cycles_before(slot, now);
+            self.detail[slot as usize] = crate::sched::WarpDetail {
+                stall_cycles,
+                head_blocked,
+            };
+        }
+    }
+
     /// Queues `slot` for re-evaluation at the next issue run (its cached
     /// reason was dropped).
     pub(crate) fn mark_dirty(&mut self, slot: u32) {
