@@ -43,6 +43,11 @@ pub const STANDARD_SCHEDULERS: &[&str] = &[
     "mwf-gto",
     "baws",
     "saws",
+    "two-level-opt",
+    "lpi",
+    "llos",
+    "lfws",
+    "blws",
 ];
 
 /// The expected functional outcome. Only `pass` exists: a fixture records
@@ -76,6 +81,9 @@ pub struct Spec {
     /// `cff` for `baws`, else `lrr`).
     #[serde(default)]
     pub fetch: Option<String>,
+    /// CTA policy for every scheduler (default `rr`).
+    #[serde(default)]
+    pub cta: Option<String>,
     /// Expected functional outcome.
     pub check: ExpectedCheck,
     /// Schedulers deliberately not run, each with the reason.
@@ -277,6 +285,13 @@ impl Fixture {
         {
             return Err(invalid(format!("unknown fetch policy `{f}`")));
         }
+        if let Some(c) = &spec.cta
+            && !crate::sched::registry::CTA_POLICIES
+                .iter()
+                .any(|(n, _)| n == c)
+        {
+            return Err(invalid(format!("unknown CTA policy `{c}`")));
+        }
         Ok(Fixture {
             path: path.to_path_buf(),
             text,
@@ -354,6 +369,9 @@ impl Fixture {
         let mut policies = crate::timing::Policies::sched(sched);
         if let Some(f) = &self.spec.fetch {
             policies.fetch = f.clone();
+        }
+        if let Some(c) = &self.spec.cta {
+            policies.cta = c.clone();
         }
         if sched == "daws-profiled" {
             // The profile is recorded on the fixture's own input (under

@@ -22,6 +22,7 @@ const FIXTURES: &[&str] = &[
     // I-buffers (fef), under every scheduler including the barrier-aware.
     "fixtures/gtx480/fwt_fetch_cff.toml",
     "fixtures/gtx480/fwt_fetch_fef.toml",
+    "fixtures/gtx480/vector_add_cta_throttle.toml",
 ];
 
 fn json(f: &Fixture, sched: &str, idle_skip: bool) -> String {

@@ -167,6 +167,21 @@ fn every_fetch_policy_has_a_fixture() {
     }
 }
 
+#[test]
+fn every_cta_policy_has_a_fixture() {
+    let used: Vec<String> = fixtures()
+        .iter()
+        .filter_map(|p| Fixture::load(p).ok())
+        .map(|f| f.spec.cta.unwrap_or_else(|| "rr".into()))
+        .collect();
+    for (name, _) in gpusim::sched::registry::CTA_POLICIES {
+        assert!(
+            used.iter().any(|u| u == name),
+            "no fixture runs CTA policy `{name}` (`cta = \"{name}\"` in a fixture)"
+        );
+    }
+}
+
 // ---- `gpusim bless` --------------------------------------------------------
 
 fn gpusim(args: &[&str]) -> (i32, String, String) {
