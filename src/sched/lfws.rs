@@ -15,24 +15,13 @@
 //! listed after the ready queue (in age order): the issue outcome is the
 //! same and the issue stage can keep its incremental bookkeeping.
 
-use crate::ir::{Kernel, Opcode, Space};
 use crate::sched::{IssuePolicy, Issued, LaunchInfo, SchedView};
 use crate::timing::units::TimingInst;
 
-/// Per instruction of `kernel`: a long operation in LFWS's sense (Alg. 2
-/// lines 9–12): `ld`/`st` whose declared space is global or local, or a
-/// texture fetch. Generic accesses are short: their space is known only
-/// once they execute, after the scheduler has decided.
-pub fn long_ops(kernel: &Kernel) -> Vec<bool> {
-    kernel
-        .insts
-        .iter()
-        .map(|i| match i.op {
-            Opcode::Ld | Opcode::St => matches!(i.mods.space, Space::Global | Space::Local),
-            Opcode::Tex => true,
-            _ => false,
-        })
-        .collect()
+/// Per PC of a kernel's timing table: a long operation
+/// ([`TimingInst::long_op`]).
+pub fn long_ops(table: &[TimingInst]) -> Vec<bool> {
+    table.iter().map(|t| t.long_op).collect()
 }
 
 /// True if the warp in `slot` is next to run a long operation.
@@ -100,7 +89,7 @@ impl IssuePolicy for Lfws {
         self.last = Some(slot);
     }
     fn on_launch(&mut self, launch: &LaunchInfo<'_>) {
-        self.long = long_ops(launch.kernel);
+        self.long = long_ops(launch.table);
         self.last = None;
     }
 }
@@ -221,9 +210,12 @@ mod tests {
 }
 "#;
         let p = crate::program::compile_bytes("k.ptx", src.as_bytes()).expect("compiles");
-        let k = p.kernel(p.entry(Some("k")).expect("entry"));
+        let i = p.entry(Some("k")).expect("entry");
+        let cfg = crate::config::load_config("tiny", &[]).expect("tiny");
+        let info = crate::func::layout::KernelInfo::new(p.kernel(i), &p.analyses[i], &|_| None);
+        let table = crate::timing::units::timing_table(p.kernel(i), &info, &cfg);
         assert_eq!(
-            long_ops(k),
+            long_ops(&table),
             vec![false, true, true, false, true, false, false, false, false]
         );
     }

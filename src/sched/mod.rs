@@ -282,6 +282,7 @@ pub(crate) fn test_inst(long_mem: bool) -> TimingInst {
         dests: Box::new([]),
         nanosleep: false,
         long_mem,
+        long_op: long_mem,
         l1d_load: long_mem,
         space: if long_mem {
             crate::ir::Space::Global

@@ -244,6 +244,7 @@ pub(crate) mod tests {
             dests: Box::new([]),
             nanosleep: false,
             long_mem: false,
+            long_op: false,
             l1d_load: false,
             space: Default::default(),
             control: false,

@@ -142,7 +142,7 @@ impl IssuePolicy for TwoLevel {
 
     fn on_launch(&mut self, launch: &LaunchInfo<'_>) {
         if let Some(long) = &mut self.long {
-            *long = long_ops(launch.kernel);
+            *long = long_ops(launch.table);
         }
     }
 

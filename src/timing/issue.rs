@@ -588,6 +588,7 @@ impl Sm {
         let bin = (lanes.saturating_sub(1) * 8 / cfg.core.warp_size.max(1)).min(7);
         self.stats.lane_histogram[bin as usize] += 1;
         let ti = &ctx.table[head.pc as usize];
+        self.stats.long_ops += u64::from(ti.long_op);
         self.views[si].lanes = lanes;
         if let Some(npc) = d.next_pc {
             self.views[si].pc = npc;

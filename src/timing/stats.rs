@@ -183,6 +183,10 @@ pub struct SmStats {
     pub warp_insts: u64,
     /// Thread instructions (lanes that executed).
     pub thread_insts: u64,
+    /// Warp instructions that are long operations in the LFWS paper's
+    /// sense: `ld`/`st` to global or local memory, texture fetches (its
+    /// Table 2 share is `long_ops / warp_insts`).
+    pub long_ops: u64,
     /// CTAs run to completion.
     pub ctas: u64,
     /// Scheduler-cycles by category (summed over the SM's schedulers).
@@ -217,6 +221,7 @@ impl SmStats {
     pub fn merge(&mut self, o: &SmStats) {
         self.warp_insts += o.warp_insts;
         self.thread_insts += o.thread_insts;
+        self.long_ops += o.long_ops;
         self.ctas += o.ctas;
         self.stalls.merge(&o.stalls);
         self.warp_states.merge(&o.warp_states);

@@ -51,6 +51,11 @@ pub struct TimingInst {
     /// A load, atomic or wait on global or local memory (long latency:
     /// `two-level` demotes the warp; the stall is a memory stall).
     pub long_mem: bool,
+    /// A long operation in the LFWS paper's sense (Alg. 2 lines 9–12): an
+    /// `ld` or `st` whose declared space is global or local, or a texture
+    /// fetch. Generic accesses are not: their space is known only once
+    /// they execute, after the scheduler has decided.
+    pub long_op: bool,
     /// A plain load from global or local memory (or generic): what the
     /// cache-aware policies (CCWS, DAWS) may keep a warp from issuing.
     pub l1d_load: bool,
@@ -149,6 +154,11 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                     Opcode::Ld | Opcode::Atom | Opcode::Wait | Opcode::Tex
                 )
                 && matches!(space, Space::Global | Space::Local | Space::Generic);
+            let long_op = match inst.op {
+                Opcode::Ld | Opcode::St => matches!(space, Space::Global | Space::Local),
+                Opcode::Tex => true,
+                _ => false,
+            };
             let l1d_load = class == OpClass::Mem
                 && matches!(inst.op, Opcode::Ld | Opcode::Tex)
                 && matches!(space, Space::Global | Space::Local | Space::Generic);
@@ -167,6 +177,7 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                 reads: reads.into_boxed_slice(),
                 dests: dests.into_boxed_slice(),
                 long_mem,
+                long_op,
                 l1d_load,
                 space,
                 control: class == OpClass::Control,
