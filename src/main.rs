@@ -237,14 +237,20 @@ enum Command {
     /// two-level, MWF, BAWS, SAWS with the LRR, CFF and FEF fetch policies
     /// and a 4-entry I-buffer; stall breakdown; non-barrier neutrality) and
     /// the paper's claims against ours, on the `baws` preset from
-    /// `repro/baws/`.
+    /// `repro/baws/`. `lfws`: LFWS Fig. 4 (IPC of LRR, GTO, two-level,
+    /// two-level-opt, LPI, LLOS and LFWS normalized to LRR), Table 2 (each
+    /// kernel's share of long operations) and the Fig. 1 worked example,
+    /// on `gtx480` from `repro/lfws/`. `blws`: BLWS Figs. 3 and 4 (RR,
+    /// GTO, BLWS and BLWS with the `throttle` CTA policy normalized to RR,
+    /// and each kernel's memory contention), on `gtx480` from
+    /// `repro/blws/`.
     ///
     /// Prints the tables on stdout and one progress line per finished cell
     /// on stderr.
     /// Exit status 0 when every run passed its check, 1 when some cell
     /// failed (its error is listed), 2 when the reproduction cannot start.
     Repro {
-        /// What to reproduce: `daws` or `baws`.
+        /// What to reproduce: `daws`, `baws`, `lfws` or `blws`.
         #[arg(value_enum)]
         paper: ReproPaper,
         /// Worker threads for the independent runs (default: all cores;
@@ -257,13 +263,13 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
         /// Small inputs on the paper's machine cut to a few SMs (`daws`: 2
-        /// SMs, every SM still holds 32 warps; `baws`: 4 SMs): a smoke test
-        /// of seconds, not numbers to compare with the paper.
+        /// SMs, every SM still holds 32 warps; `baws`, `lfws`, `blws`: 4
+        /// SMs): a smoke test, not numbers to compare with the paper.
         #[arg(long)]
         quick: bool,
-        /// Directory of the kernels' manifests (default: `repro/daws` or
-        /// `repro/baws` under the current directory, else under the source
-        /// tree gpusim was built from).
+        /// Directory of the kernels' manifests (default: `repro/PAPER`
+        /// under the current directory, else under the source tree gpusim
+        /// was built from).
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
         /// Run only this kernel (repeatable), by manifest stem or table
@@ -388,6 +394,10 @@ enum ReproPaper {
     Daws,
     /// BAWS (ICS 2016) Figs. 8–12 and §6.4.
     Baws,
+    /// LFWS (IEICE 2023) Fig. 4, Table 2 and the Fig. 1 worked example.
+    Lfws,
+    /// BLWS (block-latency warp scheduling) Figs. 3 and 4.
+    Blws,
 }
 
 /// One paper's reproduction as `gpusim repro` reports it.
@@ -413,10 +423,12 @@ fn repro_cmd(
     kernels: Vec<String>,
     colour: bool,
 ) -> ExitCode {
-    use gpusim::report::{repro, repro_baws};
+    use gpusim::report::{repro, repro_baws, repro_latency};
     let default = match paper {
         ReproPaper::Daws => repro::DEFAULT_DIR,
         ReproPaper::Baws => repro_baws::DEFAULT_DIR,
+        ReproPaper::Lfws => repro_latency::LFWS.dir,
+        ReproPaper::Blws => repro_latency::BLWS.dir,
     };
     let dir = dir.unwrap_or_else(|| {
         let here = PathBuf::from(default);
@@ -467,6 +479,29 @@ fn repro_cmd(
                     .errors()
                     .iter()
                     .map(|(k, s, e)| format!("{k} {}: {e}", s.label()))
+                    .collect(),
+                json: r.to_json(),
+            })
+        }
+        ReproPaper::Lfws | ReproPaper::Blws => {
+            let study = if matches!(paper, ReproPaper::Lfws) {
+                &repro_latency::LFWS
+            } else {
+                &repro_latency::BLWS
+            };
+            let opts = repro_latency::Options {
+                dir,
+                jobs,
+                quick,
+                only: kernels,
+            };
+            repro_latency::run(study, &opts, &progress).map(|r| ReproOutput {
+                cells: r.kernels.iter().map(|k| k.cells.len()).sum(),
+                tables: r.tables(),
+                errors: r
+                    .errors()
+                    .iter()
+                    .map(|(k, s, e)| format!("{k} {s}: {e}"))
                     .collect(),
                 json: r.to_json(),
             })

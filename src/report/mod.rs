@@ -4,5 +4,6 @@ pub mod cfg_text;
 pub mod correlate;
 pub mod repro;
 pub mod repro_baws;
+pub mod repro_latency;
 pub mod summary;
 pub mod timeline_svg;
