@@ -182,9 +182,17 @@ impl Workload for AsianOption {
             ArgValue::U32(self.steps),
         ];
         let grid = [self.blocks, 1, 1];
-        let args = [&[ArgValue::U64(dpaths), ArgValue::U64(dstates)], &common[..]].concat();
+        let args = [
+            &[ArgValue::U64(dpaths), ArgValue::U64(dstates)],
+            &common[..],
+        ]
+        .concat();
         host.launch(Some("generatePaths"), grid, [BLOCK, 1, 1], &args)?;
-        let args = [&[ArgValue::U64(dvalues), ArgValue::U64(dpaths)], &common[..]].concat();
+        let args = [
+            &[ArgValue::U64(dvalues), ArgValue::U64(dpaths)],
+            &common[..],
+        ]
+        .concat();
         host.launch(Some("computeValue"), grid, [BLOCK, 1, 1], &args)?;
         let want_paths = paths(&states, self.sims, self.steps);
         let want = reference(&want_paths, self.sims, self.steps, self.blocks * BLOCK);

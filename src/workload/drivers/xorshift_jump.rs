@@ -97,7 +97,12 @@ pub fn jump_count(threads: u32) -> u32 {
 /// The seed state: four words from `seed` (never all zero, a fixed point).
 pub fn seed_state(seed: u64) -> State {
     let mut rng = Rng::new(stream_seed(seed, 0));
-    let mut s = [rng.next_u32(), rng.next_u32(), rng.next_u32(), rng.next_u32()];
+    let mut s = [
+        rng.next_u32(),
+        rng.next_u32(),
+        rng.next_u32(),
+        rng.next_u32(),
+    ];
     if s == [0; 4] {
         s[3] = 1;
     }
@@ -211,6 +216,9 @@ mod tests {
         // x = 0 and w = 0x80: the next w is 0x80, whose top 24 bits are 0.
         let mut lo = [0, 0, 0, 0x80];
         assert_eq!(uniform(&mut lo), f32::from_bits(0x3380_0000)); // 2^-24
-        assert_eq!(((u32::MAX >> 8) + 1) as f32 * f32::from_bits(0x3380_0000), 1.0);
+        assert_eq!(
+            ((u32::MAX >> 8) + 1) as f32 * f32::from_bits(0x3380_0000),
+            1.0
+        );
     }
 }
