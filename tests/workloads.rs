@@ -561,11 +561,17 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     let e = create_err("lfws/laplace3d", &[("iterations", "0")], l(None, None));
     assert!(e.contains("iterations"), "{e}");
     let e = create_err("lfws/estimate_pi", &[("blocks", "200000")], l(None, None));
-    assert!(e.contains("at most 131072"), "{e}");
+    assert!(e.contains("at most 16384"), "{e}");
     let e = create_err("lfws/estimate_pi", &[], l(Some([8, 1, 1]), None));
     assert!(e.contains("remove `grid`"), "{e}");
     let e = create_err("lfws/asian_option", &[("steps", "100000")], l(None, None));
-    assert!(e.contains("at most 2^26"), "{e}");
+    assert!(e.contains("at most 2^24"), "{e}");
+    let e = create_err(
+        "lfws/laplace3d",
+        &[("nx", "1"), ("ny", "300000"), ("nz", "1")],
+        l(None, None),
+    );
+    assert!(e.contains("at most 65535"), "{e}");
     let e = create_err("lfws/asian_option", &[], l(None, Some([256, 1, 1])));
     assert!(e.contains("needs block [128, 1, 1]"), "{e}");
 }

@@ -30,10 +30,10 @@ use crate::workload::{Launch, Workload};
 
 /// Threads per CTA (the sample's block size; the kernel's shared array).
 pub const BLOCK: u32 = 128;
-/// Most CTAs (2^24 threads).
-const MAX_BLOCKS: u32 = 1 << 17;
-/// Most path values (`sims * steps`).
-const MAX_PATH_VALUES: u64 = 1 << 26;
+/// Most CTAs (2^21 threads: 32 MB of generator states).
+const MAX_BLOCKS: u32 = 1 << 14;
+/// Most path values (`sims * steps`: 64 MB).
+const MAX_PATH_VALUES: u64 = 1 << 24;
 
 /// The option: `spot`, `strike`, `r`, `sigma`, `dt`, in the kernel's
 /// `AsianOption` layout.
@@ -50,8 +50,8 @@ pub struct AsianOption {
 impl AsianOption {
     /// Reads `sims` (default 100000, the paper's input), `steps` (87,
     /// the sample's), `blocks` (default: the sample's rule,
-    /// [`default_blocks`]; at most 2^17) and `seed` (1); `sims * steps` is
-    /// at most 2^26. The block is [128, 1, 1] and the grid `[blocks, 1,
+    /// [`default_blocks`]; at most 2^14) and `seed` (1); `sims * steps` is
+    /// at most 2^24. The block is [128, 1, 1] and the grid `[blocks, 1,
     /// 1]`: the manifest gives no grid.
     pub fn new(args: &mut Args, launch: Launch) -> Result<AsianOption, WorkloadError> {
         let sims = args.count("sims", 100_000)?;
@@ -65,7 +65,7 @@ impl AsianOption {
         }
         if u64::from(sims) * u64::from(steps) > MAX_PATH_VALUES {
             return Err(WorkloadError::Args(format!(
-                "`sims` x `steps` = {} path values: at most 2^26",
+                "`sims` x `steps` = {} path values: at most 2^24",
                 u64::from(sims) * u64::from(steps)
             )));
         }

@@ -21,8 +21,8 @@ use crate::workload::{Launch, Workload};
 
 /// Threads per CTA (the sample's block size; the kernel's shared array).
 pub const BLOCK: u32 = 128;
-/// Most CTAs (2^24 threads).
-const MAX_BLOCKS: u32 = 1 << 17;
+/// Most CTAs (2^21 threads: 32 MB of generator states).
+const MAX_BLOCKS: u32 = 1 << 14;
 
 /// The sample's grid: `sims / 128` CTAs, halved while more than twice the
 /// block size, at least one.
@@ -43,7 +43,7 @@ pub struct EstimatePi {
 
 impl EstimatePi {
     /// Reads `sims` (default 100000, the paper's input), `blocks`
-    /// (default: the sample's rule, [`default_blocks`]; at most 2^17) and
+    /// (default: the sample's rule, [`default_blocks`]; at most 2^14) and
     /// `seed` (1). The block is [128, 1, 1] and the grid `[blocks, 1, 1]`:
     /// the manifest gives no grid.
     pub fn new(args: &mut Args, launch: Launch) -> Result<EstimatePi, WorkloadError> {

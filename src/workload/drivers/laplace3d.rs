@@ -40,7 +40,7 @@ pub struct Laplace3d {
 
 impl Laplace3d {
     /// Reads `nx`, `ny`, `nz` (default 100 each, the paper's input; at
-    /// most 2^24 cells), `iterations` (4; at most 1000) and `seed` (1).
+    /// most 2^24 cells, `ny` at most 262140: 65535 CTA rows), `iterations` (4; at most 1000) and `seed` (1).
     /// The block is the kernel's [32, 4, 1]; the grid follows from `nx`
     /// and `ny`: the manifest gives neither.
     pub fn new(args: &mut Args, launch: Launch) -> Result<Laplace3d, WorkloadError> {
@@ -61,6 +61,13 @@ impl Laplace3d {
             return Err(WorkloadError::Args(format!(
                 "`iterations` = {} must be at most {MAX_ITERATIONS}",
                 w.iterations
+            )));
+        }
+        if w.ny.div_ceil(BLOCK_Y) > 65535 {
+            return Err(WorkloadError::Args(format!(
+                "`ny` = {} needs {} CTA rows: a grid has at most 65535 (ny <= 262140)",
+                w.ny,
+                w.ny.div_ceil(BLOCK_Y)
             )));
         }
         if launch.grid.is_some() {
