@@ -19,7 +19,7 @@ fn kernels_dir() -> PathBuf {
 
 /// `kernels/*.toml` and the manifests of `kernels/sync/`, `kernels/micro/`
 /// `kernels/rodinia/`, `kernels/sdk/`, `kernels/correlation/` and
-/// `kernels/baws/`, sorted.
+/// `kernels/baws/` and `kernels/lfws/`, sorted.
 fn manifests() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = Vec::new();
     for dir in [
@@ -30,6 +30,7 @@ fn manifests() -> Vec<PathBuf> {
         kernels_dir().join("sdk"),
         kernels_dir().join("correlation"),
         kernels_dir().join("baws"),
+        kernels_dir().join("lfws"),
     ] {
         v.extend(
             std::fs::read_dir(&dir)
@@ -246,6 +247,14 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("correlation/matmul_tiled", "C"),
         ("correlation/gather_random", "out"),
         ("correlation/spmv_csr", "out"),
+        ("lfws/nearest_neighbor", "d_distances"),
+        ("lfws/laplace3d", "d_u1"), // 2 launches: the last iterate is in d_u1
+        ("lfws/laplace3d", "d_u2"), // the iterate before it
+        ("lfws/estimate_pi", "d_states"),
+        ("lfws/estimate_pi", "d_results"),
+        ("lfws/asian_option", "d_states"),
+        ("lfws/asian_option", "d_paths"),
+        ("lfws/asian_option", "d_values"),
     ];
     for (name, buffer) in cases {
         let p = manifest_named(name);
@@ -365,6 +374,25 @@ fn a_kernel_seeing_other_data_fails_the_check() {
             (3, 0x40),
             "d_ChildCount",
         ), // node 0's centre x moves out
+        // Record 0's latitude loses its exponent's top bit (to ~1e-37).
+        (
+            "lfws/nearest_neighbor",
+            "d_locations",
+            (3, 0x40),
+            "d_distances",
+        ),
+        // Cell (1, 1, 1), interior, gains the exponent's top bit (in [0, 1)
+        // that bit is clear): the steps average it into its neighbours.
+        (
+            "lfws/laplace3d",
+            "d_u1",
+            (4 * (1 + 100 + 100 * 100) + 3, 0x40),
+            "d_u1",
+        ),
+        // Column 0 of J_0 changes: thread 1's state (and its draws) move.
+        ("lfws/estimate_pi", "d_jumps", (0, 0x01), "d_states"),
+        ("lfws/asian_option", "d_jumps", (0, 0x01), "d_paths"),
+        ("lfws/asian_option", "d_option", (8 + 3, 0x40), "d_paths"), // r's exponent
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();
@@ -518,6 +546,34 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     assert!(e.contains("at most `max_levels` = 6"), "{e}");
     let e = create_err("baws/page_view_rank", &[], l(Some([4, 1, 1]), None));
     assert!(e.contains("remove `grid`/`block`"), "{e}");
+    let e = create_err("lfws/nearest_neighbor", &[("k", "20000")], l(None, None));
+    assert!(e.contains("at most `records` = 10691"), "{e}");
+    let e = create_err("lfws/nearest_neighbor", &[("lat", "1e39")], l(None, None));
+    assert!(e.contains("not a finite f32"), "{e}");
+    let e = create_err("lfws/nearest_neighbor", &[], l(Some([4, 1, 1]), None));
+    assert!(e.contains("remove `grid`"), "{e}");
+    let e = create_err("lfws/nearest_neighbor", &[], l(None, Some([16, 16, 1])));
+    assert!(e.contains("1-D block"), "{e}");
+    let e = create_err("lfws/laplace3d", &[("nz", "2000")], l(None, None));
+    assert!(e.contains("at most 2^24"), "{e}");
+    let e = create_err("lfws/laplace3d", &[], l(None, Some([16, 16, 1])));
+    assert!(e.contains("needs block [32, 4, 1]"), "{e}");
+    let e = create_err("lfws/laplace3d", &[("iterations", "0")], l(None, None));
+    assert!(e.contains("iterations"), "{e}");
+    let e = create_err("lfws/estimate_pi", &[("blocks", "200000")], l(None, None));
+    assert!(e.contains("at most 16384"), "{e}");
+    let e = create_err("lfws/estimate_pi", &[], l(Some([8, 1, 1]), None));
+    assert!(e.contains("remove `grid`"), "{e}");
+    let e = create_err("lfws/asian_option", &[("steps", "100000")], l(None, None));
+    assert!(e.contains("at most 2^24"), "{e}");
+    let e = create_err(
+        "lfws/laplace3d",
+        &[("nx", "1"), ("ny", "300000"), ("nz", "1")],
+        l(None, None),
+    );
+    assert!(e.contains("at most 65535"), "{e}");
+    let e = create_err("lfws/asian_option", &[], l(None, Some([256, 1, 1])));
+    assert!(e.contains("needs block [128, 1, 1]"), "{e}");
 }
 
 #[test]
@@ -668,6 +724,26 @@ fn other_sizes_pass_too() {
             "correlation/spmv_csr",
             &[("rows", "100"), ("avg_nnz_per_row", "40")],
         ),
+        (
+            "lfws/nearest_neighbor",
+            &[("records", "1000"), ("k", "1000"), ("lat", "-20.5")],
+        ),
+        ("lfws/nearest_neighbor", &[("records", "1"), ("k", "1")]),
+        (
+            "lfws/laplace3d",
+            &[("nx", "37"), ("ny", "9"), ("nz", "5"), ("iterations", "3")],
+        ),
+        (
+            "lfws/laplace3d",
+            &[("nx", "2"), ("ny", "1"), ("nz", "1"), ("iterations", "1")],
+        ),
+        ("lfws/estimate_pi", &[("sims", "100"), ("seed", "9")]), // 1 CTA, most threads draw nothing
+        ("lfws/estimate_pi", &[("sims", "5000"), ("blocks", "3")]),
+        (
+            "lfws/asian_option",
+            &[("sims", "300"), ("steps", "5"), ("blocks", "3")],
+        ),
+        ("lfws/asian_option", &[("sims", "200"), ("steps", "1")]), // odd: one cached normal
     ];
     for (name, overrides) in cases {
         let p = manifest_named(name);

@@ -203,6 +203,20 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
             l,
         )?))
     }),
+    ("nearest_neighbor", |a, l| {
+        Ok(Box::new(drivers::nearest_neighbor::NearestNeighbor::new(
+            a, l,
+        )?))
+    }),
+    ("laplace3d", |a, l| {
+        Ok(Box::new(drivers::laplace3d::Laplace3d::new(a, l)?))
+    }),
+    ("estimate_pi", |a, l| {
+        Ok(Box::new(drivers::estimate_pi::EstimatePi::new(a, l)?))
+    }),
+    ("asian_option", |a, l| {
+        Ok(Box::new(drivers::asian_option::AsianOption::new(a, l)?))
+    }),
 ];
 
 /// Builds workload `name` from its arguments; unknown names and unknown

@@ -32,6 +32,10 @@
 //! | `page_view_rank` | [`page_view_rank::PageViewRank`] | `pageViewRank` (`kernels/baws/`) | per-chunk ranked URLs, views and ranks exact |
 //! | `octree_partition` | [`octree_partition::OctreePartition`] | `octreePartition` (`kernels/baws/`) | octant counts per level, final particle order exact |
 //! | `similarity_score` | [`similarity_score::SimilarityScore`] | `similarityScore` (`kernels/baws/`) | `sim` exact |
+//! | `nearest_neighbor` | [`nearest_neighbor::NearestNeighbor`] | `euclid` (`kernels/lfws/`) | `d_distances` exact, the `k` nearest records exact |
+//! | `laplace3d` | [`laplace3d::Laplace3d`] | `laplace3d` (`kernels/lfws/`) | the last two Jacobi iterates (`d_u1`, `d_u2`) exact |
+//! | `estimate_pi` | [`estimate_pi::EstimatePi`] | `initRNG`, `computeValue` (`kernels/lfws/`) | thread states and per-CTA hit counts exact |
+//! | `asian_option` | [`asian_option::AsianOption`] | `initRNG`, `generatePaths`, `computeValue` (`kernels/lfws/`) | thread states, paths and per-CTA payoff sums exact |
 //!
 //! | `stream_triad`, `compute_fma`, `sfu_mix`, `divergent_loop`, `reduce_tree`, `transpose`, `atomic_hist`, `gather_random` | [`correlation::Correlation`] | `kernels/correlation/*` (nvcc) | the output buffer exact (`sfu_mix`: rel 1e-3) |
 //!
@@ -76,6 +80,12 @@ pub mod stencil2d;
 pub mod sync_barrier;
 pub mod sync_lock;
 pub mod vector_add;
+
+pub mod asian_option;
+pub mod estimate_pi;
+pub mod laplace3d;
+pub mod nearest_neighbor;
+pub mod xorshift_jump;
 
 use crate::workload::Launch;
 use crate::workload::args::Args;
