@@ -27,9 +27,13 @@ const fn setup(label: &'static str, sched: &'static str, cta: &'static str) -> S
 const LFWS_KERNELS: &[Kernel] = &[
     k("BFS", "bfs.toml", true, Some(9.09), &[("nodes", "8192")]),
     k("BP", "bp.toml", true, Some(8.50), &[("in", "2048")]),
+    k("EPP", "epp.toml", true, Some(19.88), &[("blocks", "16"), ("sims", "25000")]),
     k("HSP", "hsp.toml", false, Some(0.83), &[("size", "96")]),
+    k("LPS", "lps.toml", false, Some(3.10), &[("nx", "64"), ("ny", "48")]),
+    k("NNEI", "nnei.toml", true, Some(10.31), &[("records", "500000")]),
     k("NW", "nw.toml", false, Some(5.27), &[("n", "256")]),
     k("PF", "pf.toml", false, Some(1.82), &[("cols", "2048")]),
+    k("SAOP", "saop.toml", true, Some(10.72), &[("blocks", "15"), ("sims", "3840")]),
     k("SP", "sp.toml", true, Some(9.49), &[("vectors", "24")]),
 ];
 
