@@ -537,6 +537,16 @@ fn bad_shapes_and_arguments_are_argument_errors() {
         l(None, None),
     );
     assert!(e.contains("at most `ref_len` = 20"), "{e}");
+    let e = create_err(
+        "blws/mummer",
+        &[
+            ("queries", "16000000"),
+            ("read_len", "100"),
+            ("min_len", "10"),
+        ],
+        l(None, None),
+    );
+    assert!(e.contains("must fit in 2 GiB"), "{e}");
     let e = create_err("blws/mummer", &[], l(None, Some([128, 1, 1])));
     assert!(e.contains("remove `grid`/`block`"), "{e}");
     let e = create_err("blws/storegpu", &[("chunk_bytes", "250")], l(None, None));

@@ -88,6 +88,12 @@ impl Mummer {
                 w.read_len + 1
             )));
         }
+        let slots = u64::from(w.queries) * u64::from(w.read_len - w.min_len + 1);
+        if slots * 8 > 1 << 31 {
+            return Err(WorkloadError::Args(format!(
+                "{slots} match slots (`queries` × (`read_len` − `min_len` + 1)) of 8 bytes must fit in 2 GiB"
+            )));
+        }
         if launch.grid.is_some() || launch.block.is_some() {
             return Err(WorkloadError::Args(
                 "mummer uses one thread per query (CTAs of 256 threads): remove `grid`/`block`"
