@@ -18,8 +18,8 @@ fn kernels_dir() -> PathBuf {
 }
 
 /// `kernels/*.toml` and the manifests of `kernels/sync/`, `kernels/micro/`
-/// `kernels/rodinia/`, `kernels/sdk/`, `kernels/correlation/` and
-/// `kernels/baws/` and `kernels/lfws/`, sorted.
+/// `kernels/rodinia/`, `kernels/sdk/`, `kernels/correlation/`,
+/// `kernels/baws/`, `kernels/lfws/` and `kernels/blws/`, sorted.
 fn manifests() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = Vec::new();
     for dir in [
@@ -31,6 +31,7 @@ fn manifests() -> Vec<PathBuf> {
         kernels_dir().join("correlation"),
         kernels_dir().join("baws"),
         kernels_dir().join("lfws"),
+        kernels_dir().join("blws"),
     ] {
         v.extend(
             std::fs::read_dir(&dir)
@@ -255,6 +256,10 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("lfws/asian_option", "d_states"),
         ("lfws/asian_option", "d_paths"),
         ("lfws/asian_option", "d_values"),
+        ("blws/mummer", "d_MatchCoords"),
+        ("blws/storegpu", "d_Hashes"),
+        ("blws/simple_multigpu", "d_Result"),
+        ("blws/monte_carlo", "d_CallValue"),
     ];
     for (name, buffer) in cases {
         let p = manifest_named(name);
@@ -393,6 +398,10 @@ fn a_kernel_seeing_other_data_fails_the_check() {
         ("lfws/estimate_pi", "d_jumps", (0, 0x01), "d_states"),
         ("lfws/asian_option", "d_jumps", (0, 0x01), "d_paths"),
         ("lfws/asian_option", "d_option", (8 + 3, 0x40), "d_paths"), // r's exponent
+        ("blws/mummer", "d_Ref", (1000, 0x02), "d_MatchCoords"), // a base the tree does not have
+        ("blws/storegpu", "d_Input", (0, 1), "d_Hashes"),        // chunk 0's first byte
+        ("blws/simple_multigpu", "d_Input", (3, 0x40), "d_Result"), // input[0]'s exponent
+        ("blws/monte_carlo", "d_Samples", (3, 0x40), "d_CallValue"), // sample 0's exponent
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();
@@ -574,6 +583,48 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     assert!(e.contains("at most 65535"), "{e}");
     let e = create_err("lfws/asian_option", &[], l(None, Some([256, 1, 1])));
     assert!(e.contains("needs block [128, 1, 1]"), "{e}");
+    let e = create_err("blws/mummer", &[("min_len", "30")], l(None, None));
+    assert!(e.contains("at most `read_len` = 25"), "{e}");
+    let e = create_err("blws/mummer", &[("mutation", "1.5")], l(None, None));
+    assert!(e.contains("probability"), "{e}");
+    let e = create_err(
+        "blws/mummer",
+        &[("read_len", "30"), ("ref_len", "20")],
+        l(None, None),
+    );
+    assert!(e.contains("at most `ref_len` = 20"), "{e}");
+    let e = create_err(
+        "blws/mummer",
+        &[
+            ("queries", "16000000"),
+            ("read_len", "100"),
+            ("min_len", "10"),
+        ],
+        l(None, None),
+    );
+    assert!(e.contains("must fit in 2 GiB"), "{e}");
+    let e = create_err("blws/mummer", &[], l(None, Some([128, 1, 1])));
+    assert!(e.contains("remove `grid`/`block`"), "{e}");
+    let e = create_err("blws/storegpu", &[("chunk_bytes", "250")], l(None, None));
+    assert!(e.contains("multiple of 4"), "{e}");
+    let e = create_err(
+        "blws/storegpu",
+        &[("chunks", "4000000"), ("chunk_bytes", "1000")],
+        l(None, None),
+    );
+    assert!(e.contains("at most 1 GiB"), "{e}");
+    let e = create_err("blws/simple_multigpu", &[], l(Some([32, 1, 1]), None));
+    assert!(e.contains("remove `grid`/`block` (set `ctas`)"), "{e}");
+    let e = create_err(
+        "blws/simple_multigpu",
+        &[("elements", "3000000000")],
+        l(None, None),
+    );
+    assert!(e.contains("the kernel's `int N`"), "{e}");
+    let e = create_err("blws/monte_carlo", &[("ctas", "70000")], l(None, None));
+    assert!(e.contains("at most 65535"), "{e}");
+    let e = create_err("blws/monte_carlo", &[("paths", "0")], l(None, None));
+    assert!(e.contains("outside 1.."), "{e}");
 }
 
 #[test]
@@ -744,6 +795,43 @@ fn other_sizes_pass_too() {
             &[("sims", "300"), ("steps", "5"), ("blocks", "3")],
         ),
         ("lfws/asian_option", &[("sims", "200"), ("steps", "1")]), // odd: one cached normal
+            "blws/mummer",
+            &[
+                ("ref_len", "300"),
+                ("repeats", "3"),
+                ("queries", "300"),
+                ("read_len", "30"),
+                ("min_len", "8"),
+                ("mutation", "0.1"),
+            ],
+        ),
+        (
+            "blws/mummer",
+            &[
+                ("ref_len", "64"),
+                ("repeats", "0"),
+                ("queries", "40"),
+                ("read_len", "6"),
+                ("min_len", "1"),
+                ("mutation", "0.5"),
+            ],
+        ),
+        ("blws/storegpu", &[("chunks", "200"), ("chunk_bytes", "60")]),
+        ("blws/storegpu", &[("chunks", "130"), ("chunk_bytes", "56")]),
+        ("blws/storegpu", &[("chunks", "3"), ("chunk_bytes", "4")]),
+        (
+            "blws/simple_multigpu",
+            &[("elements", "1000"), ("ctas", "3")],
+        ),
+        (
+            "blws/simple_multigpu",
+            &[("elements", "100"), ("ctas", "1")],
+        ),
+        (
+            "blws/monte_carlo",
+            &[("options", "5"), ("paths", "1000"), ("ctas", "2")],
+        ),
+        ("blws/monte_carlo", &[("options", "3"), ("paths", "100")]),
     ];
     for (name, overrides) in cases {
         let p = manifest_named(name);

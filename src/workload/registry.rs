@@ -217,6 +217,20 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("asian_option", |a, l| {
         Ok(Box::new(drivers::asian_option::AsianOption::new(a, l)?))
     }),
+    ("mummer", |a, l| {
+        Ok(Box::new(drivers::mummer::Mummer::new(a, l)?))
+    }),
+    ("storegpu", |a, l| {
+        Ok(Box::new(drivers::storegpu::StoreGpu::new(a, l)?))
+    }),
+    ("simple_multigpu", |a, l| {
+        Ok(Box::new(drivers::simple_multigpu::SimpleMultiGpu::new(
+            a, l,
+        )?))
+    }),
+    ("monte_carlo", |a, l| {
+        Ok(Box::new(drivers::monte_carlo::MonteCarlo::new(a, l)?))
+    }),
 ];
 
 /// Builds workload `name` from its arguments; unknown names and unknown

@@ -36,10 +36,14 @@
 //! | `laplace3d` | [`laplace3d::Laplace3d`] | `laplace3d` (`kernels/lfws/`) | the last two Jacobi iterates (`d_u1`, `d_u2`) exact |
 //! | `estimate_pi` | [`estimate_pi::EstimatePi`] | `initRNG`, `computeValue` (`kernels/lfws/`) | thread states and per-CTA hit counts exact |
 //! | `asian_option` | [`asian_option::AsianOption`] | `initRNG`, `generatePaths`, `computeValue` (`kernels/lfws/`) | thread states, paths and per-CTA payoff sums exact |
+//! | `mummer` | [`mummer::Mummer`] | `mummergpuKernel` (`kernels/blws/`) | `d_MatchCoords` exact (suffix-array reference) |
+//! | `storegpu` | [`storegpu::StoreGpu`] | `md5Chunks` (`kernels/blws/`) | `d_Hashes` exact (MD5 per chunk) |
+//! | `simple_multigpu` | [`simple_multigpu::SimpleMultiGpu`] | `reduceKernel` (`kernels/blws/`) | `d_Result` exact |
+//! | `monte_carlo` | [`monte_carlo::MonteCarlo`] | `MonteCarloOneBlockPerOption` (`kernels/blws/`) | `d_CallValue` exact |
 //!
 //! | `stream_triad`, `compute_fma`, `sfu_mix`, `divergent_loop`, `reduce_tree`, `transpose`, `atomic_hist`, `gather_random` | [`correlation::Correlation`] | `kernels/correlation/*` (nvcc) | the output buffer exact (`sfu_mix`: rel 1e-3) |
 //!
-//! The nvcc-compiled benchmarks (`kernels/rodinia/`, `kernels/sdk/`, `kernels/baws/`) keep
+//! The nvcc-compiled benchmarks (`kernels/rodinia/`, `kernels/sdk/`, `kernels/baws/`, `kernels/blws/`) keep
 //! their input builders and references in their driver files.
 //!
 //! Inputs come from [`crate::workload::generate`]'s `*_input` builders and
@@ -65,7 +69,9 @@ pub mod hotspot;
 pub mod kmeans;
 pub mod matmul;
 pub mod merge_sort;
+pub mod monte_carlo;
 pub mod mri_gridding;
+pub mod mummer;
 pub mod needle;
 pub mod octree_partition;
 pub mod page_view_count;
@@ -73,10 +79,12 @@ pub mod page_view_rank;
 pub mod pathfinder;
 pub mod scalar_product;
 pub mod similarity_score;
+pub mod simple_multigpu;
 pub mod spmv_scalar;
 pub mod spmv_vector;
 pub mod srad;
 pub mod stencil2d;
+pub mod storegpu;
 pub mod sync_barrier;
 pub mod sync_lock;
 pub mod vector_add;
