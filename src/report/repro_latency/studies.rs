@@ -122,8 +122,15 @@ pub const LFWS: Study = Study {
     claims: LFWS_CLAIMS,
 };
 
-/// BLWS Table 3's kernels.
-const BLWS_KERNELS: &[Kernel] = &[];
+/// BLWS Table 3's kernels, in its order.
+const BLWS_KERNELS: &[Kernel] = &[
+    k("VA", "vector_add.toml", false, None, &[("n", "12500")]),
+    k("SMG", "simple_multigpu.toml", false, None, &[("elements", "2097152")]),
+    k("MC", "monte_carlo.toml", false, None, &[("paths", "8192")]),
+    k("MS", "merge_sort.toml", false, None, &[("keys", "46080")]),
+    k("STO", "storegpu.toml", false, None, &[("chunks", "12288")]),
+    k("MUM", "mummer.toml", false, None, &[("queries", "5760")]),
+];
 
 /// BLWS §6's setups; RR (`lrr`, GPGPU-Sim's round robin) first.
 const BLWS_SETUPS: &[Setup] = &[
