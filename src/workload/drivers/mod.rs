@@ -32,6 +32,9 @@
 //! | `page_view_rank` | [`page_view_rank::PageViewRank`] | `pageViewRank` (`kernels/baws/`) | per-chunk ranked URLs, views and ranks exact |
 //! | `octree_partition` | [`octree_partition::OctreePartition`] | `octreePartition` (`kernels/baws/`) | octant counts per level, final particle order exact |
 //! | `similarity_score` | [`similarity_score::SimilarityScore`] | `similarityScore` (`kernels/baws/`) | `sim` exact |
+//! | `libor` | [`libor::Libor`] | `pathcalcPortfolio`, `pathcalcPortfolioGreeks` (`kernels/ispass/`) | `d_v`, `d_vGreeks`, `d_Lb` within rel 1e-4 |
+//! | `neural_network` | [`neural_network::NeuralNetwork`] | `executeFirstLayer`, `executeSecondLayer` (`kernels/ispass/`) | `Layer2_Neurons`, `Layer3_Neurons` exact |
+//! | `ray_tracing` | [`ray_tracing::RayTracing`] | `render` (`kernels/ispass/`) | `result` exact |
 //!
 //! | `stream_triad`, `compute_fma`, `sfu_mix`, `divergent_loop`, `reduce_tree`, `transpose`, `atomic_hist`, `gather_random` | [`correlation::Correlation`] | `kernels/correlation/*` (nvcc) | the output buffer exact (`sfu_mix`: rel 1e-3) |
 //!
@@ -59,14 +62,17 @@ pub mod histogram256;
 pub mod histogram256_sdk;
 pub mod hotspot;
 pub mod kmeans;
+pub mod libor;
 pub mod matmul;
 pub mod merge_sort;
 pub mod mri_gridding;
 pub mod needle;
+pub mod neural_network;
 pub mod octree_partition;
 pub mod page_view_count;
 pub mod page_view_rank;
 pub mod pathfinder;
+pub mod ray_tracing;
 pub mod scalar_product;
 pub mod similarity_score;
 pub mod spmv_scalar;
