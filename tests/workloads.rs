@@ -18,8 +18,8 @@ fn kernels_dir() -> PathBuf {
 }
 
 /// `kernels/*.toml` and the manifests of `kernels/sync/`, `kernels/micro/`
-/// `kernels/rodinia/`, `kernels/sdk/`, `kernels/correlation/` and
-/// `kernels/baws/`, sorted.
+/// `kernels/rodinia/`, `kernels/sdk/`, `kernels/correlation/`,
+/// `kernels/baws/` and `kernels/ispass/`, sorted.
 fn manifests() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = Vec::new();
     for dir in [
@@ -30,6 +30,7 @@ fn manifests() -> Vec<PathBuf> {
         kernels_dir().join("sdk"),
         kernels_dir().join("correlation"),
         kernels_dir().join("baws"),
+        kernels_dir().join("ispass"),
     ] {
         v.extend(
             std::fs::read_dir(&dir)
@@ -132,6 +133,10 @@ impl Host for CorruptingHost<'_> {
             self.corrupted += 1;
         }
         Ok(b)
+    }
+
+    fn symbol(&self, name: &str) -> Option<(u64, u64)> {
+        self.inner.symbol(name)
     }
 
     fn launch(
@@ -246,6 +251,12 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("correlation/matmul_tiled", "C"),
         ("correlation/gather_random", "out"),
         ("correlation/spmv_csr", "out"),
+        ("ispass/libor", "d_v"),
+        ("ispass/libor", "d_vGreeks"),
+        ("ispass/libor", "d_Lb"),
+        ("ispass/neural_network", "Layer2_Neurons"),
+        ("ispass/neural_network", "Layer3_Neurons"),
+        ("ispass/ray_tracing", "result"),
     ];
     for (name, buffer) in cases {
         let p = manifest_named(name);
@@ -311,6 +322,10 @@ impl Host for InputCorrupter<'_> {
         self.inner.read_bytes(addr, len)
     }
 
+    fn symbol(&self, name: &str) -> Option<(u64, u64)> {
+        self.inner.symbol(name)
+    }
+
     fn launch(
         &mut self,
         entry: Option<&str>,
@@ -365,6 +380,21 @@ fn a_kernel_seeing_other_data_fails_the_check() {
             (3, 0x40),
             "d_ChildCount",
         ), // node 0's centre x moves out
+        ("ispass/libor", "d_z", (3, 0x40), "d_v"),               // path 0's first increment
+        ("ispass/libor", "d_z", (3, 0x40), "d_Lb"),
+        // Image 0's pixel (0, 0) (a window corner of every layer-1 map).
+        (
+            "ispass/neural_network",
+            "Layer1_Neurons",
+            (3, 0x40),
+            "Layer2_Neurons",
+        ),
+        (
+            "ispass/neural_network",
+            "Layer2_Weights",
+            (3, 0x40),
+            "Layer3_Neurons",
+        ), // map 0's bias
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();
@@ -517,6 +547,32 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     );
     assert!(e.contains("at most `max_levels` = 6"), "{e}");
     let e = create_err("baws/page_view_rank", &[], l(Some([4, 1, 1]), None));
+    assert!(e.contains("remove `grid`/`block`"), "{e}");
+    let e = create_err("ispass/libor", &[("steps", "41")], l(None, None));
+    assert!(e.contains("`steps` = 41 must be at most 40"), "{e}");
+    let e = create_err("ispass/libor", &[], l(Some([4, 2, 1]), None));
+    assert!(e.contains("needs a 1-D grid"), "{e}");
+    let e = create_err("ispass/libor", &[], l(None, Some([2048, 1, 1])));
+    assert!(e.contains("1-D block"), "{e}");
+    let e = create_err(
+        "ispass/neural_network",
+        &[("images", "60001")],
+        l(None, None),
+    );
+    assert!(e.contains("at most 60000"), "{e}");
+    let e = create_err("ispass/neural_network", &[], l(None, Some([13, 13, 1])));
+    assert!(e.contains("remove `grid`/`block`"), "{e}");
+    let e = create_err(
+        "ispass/ray_tracing",
+        &[("extra_spheres", "13")],
+        l(None, None),
+    );
+    assert!(e.contains("at most 12"), "{e}");
+    let e = create_err("ispass/ray_tracing", &[("width", "9000")], l(None, None));
+    assert!(e.contains("at most 8192"), "{e}");
+    let e = create_err("ispass/ray_tracing", &[("pas", "11.5")], l(None, None));
+    assert!(e.contains("in [-10, 10]"), "{e}");
+    let e = create_err("ispass/ray_tracing", &[], l(Some([2, 4, 1]), None));
     assert!(e.contains("remove `grid`/`block`"), "{e}");
 }
 

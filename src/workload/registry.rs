@@ -203,7 +203,9 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
             l,
         )?))
     }),
-    ("libor", |a, l| Ok(Box::new(drivers::libor::Libor::new(a, l)?))),
+    ("libor", |a, l| {
+        Ok(Box::new(drivers::libor::Libor::new(a, l)?))
+    }),
     ("neural_network", |a, l| {
         Ok(Box::new(drivers::neural_network::NeuralNetwork::new(a, l)?))
     }),

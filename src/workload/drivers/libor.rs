@@ -132,7 +132,9 @@ impl Libor {
 /// `paths` x `steps` increments, step-major (`z[n * paths + path]`).
 pub fn normals(paths: usize, steps: usize, seed: u64) -> Vec<f32> {
     let mut rng = Rng::new(stream_seed(seed, 0));
-    (0..paths * steps).map(|_| rng.std_normal() as f32).collect()
+    (0..paths * steps)
+        .map(|_| rng.std_normal() as f32)
+        .collect()
 }
 
 /// `__fdividef` as the simulator runs `div.approx.f32`.
@@ -322,7 +324,12 @@ impl Workload for Libor {
             Some("pathcalcPortfolio"),
             self.grid,
             self.block,
-            &[ArgValue::U64(dv), ArgValue::U64(dz), np, ArgValue::F32(m.l0)],
+            &[
+                ArgValue::U64(dv),
+                ArgValue::U64(dz),
+                np,
+                ArgValue::F32(m.l0),
+            ],
         )?;
         host.launch(
             Some("pathcalcPortfolioGreeks"),
@@ -375,7 +382,11 @@ mod tests {
             }
         }
         let got = f64::from(portfolio(&m, &l));
-        assert!((got - want * disc).abs() < 1e-4 * want, "{got} vs {}", want * disc);
+        assert!(
+            (got - want * disc).abs() < 1e-4 * want,
+            "{got} vs {}",
+            want * disc
+        );
         // dv/dL[N-1] of the real model against a central difference of the
         // last initial rate (the sweep's derivative through the whole path),
         // for the original's 40 steps and for 8.

@@ -110,7 +110,11 @@ pub fn input(images: usize, seed: u64) -> Input {
 
 /// Flushes a subnormal to a zero of its sign (`.ftz`).
 fn ftz(v: f32) -> f32 {
-    if v.is_subnormal() { 0.0f32.copysign(v) } else { v }
+    if v.is_subnormal() {
+        0.0f32.copysign(v)
+    } else {
+        v
+    }
 }
 
 /// `tanhf` as nvcc 13.5 inlines it (sm_75, `-O3`), step by step: for
@@ -199,9 +203,17 @@ impl Workload for NeuralNetwork {
         let inp = input(n, self.seed);
         let dn1 = upload(host, "Layer1_Neurons", &inp.neurons)?;
         let dw1 = upload(host, "Layer1_Weights", &inp.weights1)?;
-        let dn2 = upload(host, "Layer2_Neurons", &vec![f32::NAN; n * LAYER2_PER_IMAGE])?;
+        let dn2 = upload(
+            host,
+            "Layer2_Neurons",
+            &vec![f32::NAN; n * LAYER2_PER_IMAGE],
+        )?;
         let dw2 = upload(host, "Layer2_Weights", &inp.weights2)?;
-        let dn3 = upload(host, "Layer3_Neurons", &vec![f32::NAN; n * LAYER3_PER_IMAGE])?;
+        let dn3 = upload(
+            host,
+            "Layer3_Neurons",
+            &vec![f32::NAN; n * LAYER3_PER_IMAGE],
+        )?;
         host.launch(
             Some("executeFirstLayer"),
             [MAPS1 as u32, self.images, 1],
@@ -232,7 +244,10 @@ mod tests {
     fn tanhf_follows_tanh_and_the_templates_are_the_kernels() {
         for x in [-6.0f32, -1.0, -0.3, 0.0, 0.1, 0.59, 0.61, 2.0, 5.0] {
             let (got, want) = (tanhf_nvcc(x), x.tanh());
-            assert!((got - want).abs() <= 2e-7 * want.abs().max(1e-3), "{x}: {got} vs {want}");
+            assert!(
+                (got - want).abs() <= 2e-7 * want.abs().max(1e-3),
+                "{x}: {got} vs {want}"
+            );
         }
         assert_eq!(tanhf_nvcc(-0.0).to_bits(), (-0.0f32).to_bits());
         assert_eq!(template(29)[5..10], [29, 30, 31, 32, 33]);

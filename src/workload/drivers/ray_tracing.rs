@@ -240,7 +240,11 @@ pub fn reference(
                 } else {
                     normalize(sub(p, c))
                 };
-                let np = if dot(v, nn) < 0.0 { scale(nn, -1.0) } else { nn };
+                let np = if dot(v, nn) < 0.0 {
+                    scale(nn, -1.0)
+                } else {
+                    nn
+                };
                 let mut col = color.map(|k| 0.05 * k);
                 let nl = dot(np, l);
                 if nl > 0.0 && not_shadow_ray(nodes, p, l, pas) {
@@ -343,7 +347,12 @@ impl Workload for RayTracing {
         let v = view();
         let mut words = Vec::new();
         for n in &nodes {
-            words.extend(n.c.iter().chain([&n.r]).chain(&n.color).map(|f| f.to_bits()));
+            words.extend(
+                n.c.iter()
+                    .chain([&n.r])
+                    .chain(&n.color)
+                    .map(|f| f.to_bits()),
+            );
             words.extend([n.fg, 0]);
         }
         write_constant(host, "cnode", &words)?;
@@ -391,7 +400,12 @@ mod tests {
         // A ray down the axis hits the big sphere at (0, 0, -2) (radius
         // 0.75) at distance |(0, -0.5, -4)| - 0.75.
         let nodes = scene(0, 1);
-        let t = hit(&nodes[3], [0.0, 0.5, 2.0], normalize([0.0, -0.5, -4.0]), 0.0);
+        let t = hit(
+            &nodes[3],
+            [0.0, 0.5, 2.0],
+            normalize([0.0, -0.5, -4.0]),
+            0.0,
+        );
         let want = (0.25f32 + 16.0).sqrt() - 0.75;
         assert!((t - want).abs() < 1e-5, "{t} vs {want}");
         // The image: alpha 255 everywhere something is hit (all of a 16 x
