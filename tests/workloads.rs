@@ -724,6 +724,22 @@ fn other_sizes_pass_too() {
             "correlation/spmv_csr",
             &[("rows", "100"), ("avg_nnz_per_row", "40")],
         ),
+        // The original's 40 steps; more paths than the 4096 threads of the
+        // default grid (the grid-stride loop), with 2 steps.
+        ("ispass/libor", &[("paths", "70"), ("steps", "40")]),
+        ("ispass/libor", &[("paths", "5000"), ("steps", "2")]),
+        ("ispass/neural_network", &[("images", "3"), ("seed", "9")]),
+        // Edges that are not multiples of the 16 x 8 CTA; a full scene.
+        (
+            "ispass/ray_tracing",
+            &[
+                ("width", "40"),
+                ("height", "20"),
+                ("extra_spheres", "12"),
+                ("pas", "0.3"),
+                ("seed", "5"),
+            ],
+        ),
     ];
     for (name, overrides) in cases {
         let p = manifest_named(name);

@@ -408,10 +408,15 @@ mod tests {
         );
         let want = (0.25f32 + 16.0).sqrt() - 0.75;
         assert!((t - want).abs() < 1e-5, "{t} vs {want}");
-        // The image: alpha 255 everywhere something is hit (all of a 16 x
-        // 16 image: the plane fills the lower half), and more than one colour.
+        // The image: the centre pixel looks along the axis into the green
+        // sphere (green above red; blue comes only with the cyan plane, so
+        // never above green), some rays miss everything (opaque black), and
+        // there are many colours.
         let img = reference(&nodes, &v, 16, 16, 0.0);
-        assert!(img.iter().all(|p| p >> 24 == 255));
+        let c = img[8 * 16 + 8];
+        let (r, g, b) = (c & 255, (c >> 8) & 255, (c >> 16) & 255);
+        assert!(g > r && g >= b, "{c:#x}");
+        assert!(img.contains(&0xFF00_0000));
         let mut distinct = img.clone();
         distinct.sort_unstable();
         distinct.dedup();
