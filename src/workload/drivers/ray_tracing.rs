@@ -263,8 +263,9 @@ pub fn reference(
                 a = add(p, scale(u, 0.0001));
             }
             for i in (1..n).rev() {
-                for k in 0..4 {
-                    pile[i - 1][k] += 0.8 * pile[i][k];
+                let next = pile[i];
+                for (c, k) in pile[i - 1].iter_mut().zip(next) {
+                    *c += 0.8 * k;
                 }
             }
             out.push(rgba(pile[0]));
@@ -393,8 +394,8 @@ mod tests {
         // The first row (the viewing direction) points from (0, 0.5, 2) to
         // the origin.
         let d = normalize([0.0, -0.5, -2.0]);
-        for k in 0..3 {
-            assert!((v.0[0][k] - d[k]).abs() < 1e-6);
+        for (got, want) in v.0[0].iter().zip(d) {
+            assert!((got - want).abs() < 1e-6);
         }
         assert!((v.1 - 1.569_686).abs() < 1e-5, "{}", v.1);
         // A ray down the axis hits the big sphere at (0, 0, -2) (radius
