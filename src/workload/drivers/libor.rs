@@ -1,10 +1,11 @@
 //! `libor`: LIBOR market model Monte Carlo (`kernels/ispass/libor.ptx`,
 //! `pathcalcPortfolio` then `pathcalcPortfolioGreeks`; ISPASS-2009 "LIB",
 //! LFWS Table 2 "LIB", after Mike Giles' swaption portfolio). Each thread
-//! simulates paths (grid-stride) of [`N`] forward rates over [`NMAT`] steps
-//! in per-thread local arrays and prices [`NOPT`] swaptions; the second
-//! kernel also keeps the whole path (`L2`, 3280 floats of local memory per
-//! thread) for a reverse sweep giving the sensitivity dv/dL[N-1].
+//! simulates paths (grid-stride) of `steps + 40` forward rates (at most
+//! [`N`]) over `steps` time steps (at most [`NMAT`]) in per-thread local
+//! arrays and prices [`NOPT`] swaptions; the second kernel also keeps the
+//! whole path (`L2`, up to 3280 floats of local memory per thread) for a
+//! reverse sweep giving the sensitivity dv/dL[N-1].
 //!
 //! Input ([`normals`]): `paths` x `steps` increments, approximately
 //! standard normal (seeded), `d_z[n * paths + path]`; the model's constants
