@@ -19,7 +19,8 @@ fn kernels_dir() -> PathBuf {
 
 /// `kernels/*.toml` and the manifests of `kernels/sync/`, `kernels/micro/`
 /// `kernels/rodinia/`, `kernels/sdk/`, `kernels/correlation/`,
-/// `kernels/baws/`, `kernels/lfws/` and `kernels/blws/`, sorted.
+/// `kernels/baws/`, `kernels/lfws/`, `kernels/blws/` and `kernels/ispass/`,
+/// sorted.
 fn manifests() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = Vec::new();
     for dir in [
@@ -32,6 +33,7 @@ fn manifests() -> Vec<PathBuf> {
         kernels_dir().join("baws"),
         kernels_dir().join("lfws"),
         kernels_dir().join("blws"),
+        kernels_dir().join("ispass"),
     ] {
         v.extend(
             std::fs::read_dir(&dir)
@@ -134,6 +136,10 @@ impl Host for CorruptingHost<'_> {
             self.corrupted += 1;
         }
         Ok(b)
+    }
+
+    fn symbol(&self, name: &str) -> Option<(u64, u64)> {
+        self.inner.symbol(name)
     }
 
     fn launch(
@@ -260,6 +266,12 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("blws/storegpu", "d_Hashes"),
         ("blws/simple_multigpu", "d_Result"),
         ("blws/monte_carlo", "d_CallValue"),
+        ("ispass/libor", "d_v"),
+        ("ispass/libor", "d_vGreeks"),
+        ("ispass/libor", "d_Lb"),
+        ("ispass/neural_network", "Layer2_Neurons"),
+        ("ispass/neural_network", "Layer3_Neurons"),
+        ("ispass/ray_tracing", "result"),
     ];
     for (name, buffer) in cases {
         let p = manifest_named(name);
@@ -323,6 +335,10 @@ impl Host for InputCorrupter<'_> {
 
     fn read_bytes(&mut self, addr: u64, len: usize) -> Result<Vec<u8>, WorkloadError> {
         self.inner.read_bytes(addr, len)
+    }
+
+    fn symbol(&self, name: &str) -> Option<(u64, u64)> {
+        self.inner.symbol(name)
     }
 
     fn launch(
@@ -402,6 +418,21 @@ fn a_kernel_seeing_other_data_fails_the_check() {
         ("blws/storegpu", "d_Input", (0, 1), "d_Hashes"),        // chunk 0's first byte
         ("blws/simple_multigpu", "d_Input", (3, 0x40), "d_Result"), // input[0]'s exponent
         ("blws/monte_carlo", "d_Samples", (3, 0x40), "d_CallValue"), // sample 0's exponent
+        ("ispass/libor", "d_z", (3, 0x40), "d_v"),               // path 0's first increment
+        ("ispass/libor", "d_z", (3, 0x40), "d_Lb"),
+        // Image 0's pixel (0, 0) (a window corner of every layer-1 map).
+        (
+            "ispass/neural_network",
+            "Layer1_Neurons",
+            (3, 0x40),
+            "Layer2_Neurons",
+        ),
+        (
+            "ispass/neural_network",
+            "Layer2_Weights",
+            (3, 0x40),
+            "Layer3_Neurons",
+        ), // map 0's bias
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();
@@ -625,6 +656,32 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     assert!(e.contains("at most 65535"), "{e}");
     let e = create_err("blws/monte_carlo", &[("paths", "0")], l(None, None));
     assert!(e.contains("outside 1.."), "{e}");
+    let e = create_err("ispass/libor", &[("steps", "41")], l(None, None));
+    assert!(e.contains("`steps` = 41 must be at most 40"), "{e}");
+    let e = create_err("ispass/libor", &[], l(Some([4, 2, 1]), None));
+    assert!(e.contains("needs a 1-D grid"), "{e}");
+    let e = create_err("ispass/libor", &[], l(None, Some([2048, 1, 1])));
+    assert!(e.contains("1-D block"), "{e}");
+    let e = create_err(
+        "ispass/neural_network",
+        &[("images", "60001")],
+        l(None, None),
+    );
+    assert!(e.contains("at most 60000"), "{e}");
+    let e = create_err("ispass/neural_network", &[], l(None, Some([13, 13, 1])));
+    assert!(e.contains("remove `grid`/`block`"), "{e}");
+    let e = create_err(
+        "ispass/ray_tracing",
+        &[("extra_spheres", "13")],
+        l(None, None),
+    );
+    assert!(e.contains("at most 12"), "{e}");
+    let e = create_err("ispass/ray_tracing", &[("width", "9000")], l(None, None));
+    assert!(e.contains("at most 8192"), "{e}");
+    let e = create_err("ispass/ray_tracing", &[("pas", "11.5")], l(None, None));
+    assert!(e.contains("in [-10, 10]"), "{e}");
+    let e = create_err("ispass/ray_tracing", &[], l(Some([2, 4, 1]), None));
+    assert!(e.contains("remove `grid`/`block`"), "{e}");
 }
 
 #[test]
@@ -795,6 +852,7 @@ fn other_sizes_pass_too() {
             &[("sims", "300"), ("steps", "5"), ("blocks", "3")],
         ),
         ("lfws/asian_option", &[("sims", "200"), ("steps", "1")]), // odd: one cached normal
+        (
             "blws/mummer",
             &[
                 ("ref_len", "300"),
@@ -832,6 +890,22 @@ fn other_sizes_pass_too() {
             &[("options", "5"), ("paths", "1000"), ("ctas", "2")],
         ),
         ("blws/monte_carlo", &[("options", "3"), ("paths", "100")]),
+        // The original's 40 steps; more paths than the 4096 threads of the
+        // default grid (the grid-stride loop), with 2 steps.
+        ("ispass/libor", &[("paths", "70"), ("steps", "40")]),
+        ("ispass/libor", &[("paths", "5000"), ("steps", "2")]),
+        ("ispass/neural_network", &[("images", "3"), ("seed", "9")]),
+        // Edges that are not multiples of the 16 x 8 CTA; a full scene.
+        (
+            "ispass/ray_tracing",
+            &[
+                ("width", "40"),
+                ("height", "20"),
+                ("extra_spheres", "12"),
+                ("pas", "0.3"),
+                ("seed", "5"),
+            ],
+        ),
     ];
     for (name, overrides) in cases {
         let p = manifest_named(name);

@@ -231,6 +231,15 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("monte_carlo", |a, l| {
         Ok(Box::new(drivers::monte_carlo::MonteCarlo::new(a, l)?))
     }),
+    ("libor", |a, l| {
+        Ok(Box::new(drivers::libor::Libor::new(a, l)?))
+    }),
+    ("neural_network", |a, l| {
+        Ok(Box::new(drivers::neural_network::NeuralNetwork::new(a, l)?))
+    }),
+    ("ray_tracing", |a, l| {
+        Ok(Box::new(drivers::ray_tracing::RayTracing::new(a, l)?))
+    }),
 ];
 
 /// Builds workload `name` from its arguments; unknown names and unknown

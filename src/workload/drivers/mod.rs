@@ -40,6 +40,9 @@
 //! | `storegpu` | [`storegpu::StoreGpu`] | `md5Chunks` (`kernels/blws/`) | `d_Hashes` exact (MD5 per chunk) |
 //! | `simple_multigpu` | [`simple_multigpu::SimpleMultiGpu`] | `reduceKernel` (`kernels/blws/`) | `d_Result` exact |
 //! | `monte_carlo` | [`monte_carlo::MonteCarlo`] | `MonteCarloOneBlockPerOption` (`kernels/blws/`) | `d_CallValue` exact |
+//! | `libor` | [`libor::Libor`] | `pathcalcPortfolio`, `pathcalcPortfolioGreeks` (`kernels/ispass/`) | `d_v`, `d_vGreeks`, `d_Lb` within rel 1e-5 |
+//! | `neural_network` | [`neural_network::NeuralNetwork`] | `executeFirstLayer`, `executeSecondLayer` (`kernels/ispass/`) | `Layer2_Neurons`, `Layer3_Neurons` exact |
+//! | `ray_tracing` | [`ray_tracing::RayTracing`] | `render` (`kernels/ispass/`) | `result` exact |
 //!
 //! | `stream_triad`, `compute_fma`, `sfu_mix`, `divergent_loop`, `reduce_tree`, `transpose`, `atomic_hist`, `gather_random` | [`correlation::Correlation`] | `kernels/correlation/*` (nvcc) | the output buffer exact (`sfu_mix`: rel 1e-3) |
 //!
@@ -67,16 +70,19 @@ pub mod histogram256;
 pub mod histogram256_sdk;
 pub mod hotspot;
 pub mod kmeans;
+pub mod libor;
 pub mod matmul;
 pub mod merge_sort;
 pub mod monte_carlo;
 pub mod mri_gridding;
 pub mod mummer;
 pub mod needle;
+pub mod neural_network;
 pub mod octree_partition;
 pub mod page_view_count;
 pub mod page_view_rank;
 pub mod pathfinder;
+pub mod ray_tracing;
 pub mod scalar_product;
 pub mod similarity_score;
 pub mod simple_multigpu;
