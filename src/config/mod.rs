@@ -18,7 +18,7 @@ pub use schema::{FieldInfo, FieldKind, FieldValue, SECTIONS, SectionInfo, field,
 pub use validate::Problem;
 
 /// The presets that ship in the binary, default first.
-pub const PRESETS: &[&str] = &["gtx480", "daws", "baws", "awg", "tiny"];
+pub const PRESETS: &[&str] = &["gtx480", "daws", "baws", "awg", "tiny", "lfws-fig1"];
 
 /// The TOML text of a shipped preset, with its comments.
 pub fn preset_text(name: &str) -> Option<&'static str> {
@@ -28,6 +28,7 @@ pub fn preset_text(name: &str) -> Option<&'static str> {
         "baws" => Some(include_str!("presets/baws.toml")),
         "awg" => Some(include_str!("presets/awg.toml")),
         "tiny" => Some(include_str!("presets/tiny.toml")),
+        "lfws-fig1" => Some(include_str!("presets/lfws-fig1.toml")),
         _ => None,
     }
 }

@@ -234,6 +234,113 @@ pub fn run_policy(name: &str, paper: Option<(u64, u64)>) -> Result<Fig1Run, Diag
     })
 }
 
+/// The paper's four policies, run on the cycle-level pipeline.
+pub const PIPELINE_POLICIES: [&str; 4] = ["srr", "lrr", "gto", "lfws"];
+
+/// The example on the cycle-level pipeline: `kernels/micro/lfws_fig1.ptx`
+/// (manifest `fig1.toml` in the repro directory) on the `lfws-fig1`
+/// preset under `name`, the schedule read back from the issue log. The
+/// body of each warp is its four issues after its `bar.sync`; the cycles
+/// run from the first body issue to the completion of the last body
+/// operation (a load completes when its dependent could issue: the
+/// measured load-to-dependent distance). In the schedule, `x` marks a
+/// cycle in which an instruction outside the figure (a warp's `ret`)
+/// issued.
+pub fn run_pipeline(
+    manifest: &std::path::Path,
+    name: &str,
+    paper: Option<(u64, u64)>,
+) -> Result<Fig1Run, String> {
+    use crate::timing::host::{Policies, run_timed_with};
+    let prepared = crate::workload::runner::prepare(manifest, None)
+        .map_err(crate::report::repro::run_error_text)?;
+    let cfg = crate::config::load_config("lfws-fig1", &[]).map_err(|d| d.render(false))?;
+    let run = run_timed_with(&prepared, &[], &cfg, &Policies::sched(name), true)
+        .map_err(crate::report::repro::run_error_text)?;
+    let kernel = prepared.program.kernel(prepared.entry);
+    let is_bar = |pc: u32| {
+        kernel
+            .insts
+            .get(pc as usize)
+            .is_some_and(|i| i.op == crate::ir::Opcode::Bar)
+    };
+    let log = &run.issue_log;
+    // Per warp (slot 0-5 = warps 1-6): the cycles of its four body issues.
+    let mut body: Vec<Vec<u64>> = Vec::new();
+    for w in 0..PROGRAMS.len() as u32 {
+        let mine: Vec<_> = log.iter().filter(|r| r.slot == w).collect();
+        let bar = mine
+            .iter()
+            .rposition(|r| is_bar(r.pc))
+            .ok_or(format!("warp {} issued no bar.sync", w + 1))?;
+        let b: Vec<u64> = mine.iter().skip(bar + 1).take(4).map(|r| r.cycle).collect();
+        if b.len() != 4 {
+            return Err(format!(
+                "warp {} issued {} body instructions",
+                w + 1,
+                b.len()
+            ));
+        }
+        body.push(b);
+    }
+    // A long op's measured latency: from a warp's first load to the
+    // second, which waits for it.
+    let long = (0..PROGRAMS.len())
+        .filter(|&w| PROGRAMS[w][0] == Op::Long && PROGRAMS[w][1] == Op::Long)
+        .map(|w| body[w][1] - body[w][0])
+        .min()
+        .unwrap_or(LONG_CYCLES);
+    let start = body.iter().map(|b| b[0]).min().unwrap_or(0);
+    let last_issue = body.iter().flatten().copied().max().unwrap_or(0);
+    let end = (0..PROGRAMS.len())
+        .flat_map(|w| (0..4).map(move |k| (w, k)))
+        .map(|(w, k)| {
+            body[w][k]
+                + if PROGRAMS[w][k] == Op::Long {
+                    long - 1
+                } else {
+                    0
+                }
+        })
+        .max()
+        .unwrap_or(0);
+    let mut schedule = Vec::new();
+    let mut idle = 0;
+    for c in start..=last_issue {
+        let hit = (0..PROGRAMS.len())
+            .flat_map(|w| (0..4).map(move |k| (w, k)))
+            .find(|&(w, k)| body[w][k] == c);
+        schedule.push(match hit {
+            Some((w, k)) => format!(
+                "{}{}",
+                w + 1,
+                if PROGRAMS[w][k] == Op::Long { 'L' } else { 'S' }
+            ),
+            None => {
+                idle += 1;
+                if log
+                    .iter()
+                    .any(|r| r.cycle == c && r.slot < PROGRAMS.len() as u32)
+                {
+                    "x".to_string()
+                } else {
+                    ".".to_string()
+                }
+            }
+        });
+    }
+    let cycles = end - start + 1;
+    idle += end - last_issue;
+    Ok(Fig1Run {
+        policy: format!("{name} (pipeline)"),
+        cycles,
+        idle,
+        paper_cycles: paper.map(|p| p.0),
+        paper_idle: paper.map(|p| p.1),
+        schedule: schedule.join(" "),
+    })
+}
+
 /// Every policy of [`POLICIES`].
 pub fn run_all() -> Result<Vec<Fig1Run>, Diagnostics> {
     POLICIES

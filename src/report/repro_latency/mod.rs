@@ -245,6 +245,13 @@ pub struct Repro {
     /// policies and the rest of the comparison set.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fig1: Vec<fig1::Fig1Run>,
+    /// LFWS only: the paper's four policies on the cycle-level pipeline
+    /// ([`fig1::run_pipeline`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fig1_pipeline: Vec<fig1::Fig1Run>,
+    /// Pipeline runs of the example that failed: policy and error.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fig1_errors: Vec<(String, String)>,
 }
 
 /// Arithmetic mean; `None` for an empty list.
@@ -253,9 +260,14 @@ pub fn mean(xs: &[f64]) -> Option<f64> {
 }
 
 impl Repro {
-    /// Every failed cell: kernel, setup label, message.
+    /// Every failed cell: kernel, setup label, message (the worked
+    /// example's pipeline runs as kernel `Fig. 1`).
     pub fn errors(&self) -> Vec<(&str, &str, &str)> {
-        let mut v = Vec::new();
+        let mut v: Vec<(&str, &str, &str)> = self
+            .fig1_errors
+            .iter()
+            .map(|(p, e)| ("Fig. 1", p.as_str(), e.as_str()))
+            .collect();
         for k in &self.kernels {
             for c in &k.cells {
                 if let Some(e) = &c.error {
@@ -449,6 +461,8 @@ pub fn run(
         kernels,
         claims: Vec::new(),
         fig1: Vec::new(),
+        fig1_pipeline: Vec::new(),
+        fig1_errors: Vec::new(),
     };
     repro.claims = study
         .claims
@@ -466,6 +480,17 @@ pub fn run(
         .collect();
     if study.name == "lfws" {
         repro.fig1 = fig1::run_all().map_err(ReproError::Config)?;
+        let manifest = opts.dir.join("fig1.toml");
+        for name in fig1::PIPELINE_POLICIES {
+            let paper = fig1::POLICIES
+                .iter()
+                .find(|p| p.0 == name)
+                .and_then(|p| p.1);
+            match fig1::run_pipeline(&manifest, name, paper) {
+                Ok(r) => repro.fig1_pipeline.push(r),
+                Err(e) => repro.fig1_errors.push((name.to_string(), e)),
+            }
+        }
     }
     Ok(repro)
 }

@@ -173,10 +173,14 @@ impl Repro {
         );
         let _ = writeln!(
             o,
+            "(policy names: the figure's machine; \"(pipeline)\": kernels/micro/lfws_fig1.ptx on the lfws-fig1 preset, x = a ret issued)"
+        );
+        let _ = writeln!(
+            o,
             "{:<14} {:>7} {:>7} {:>6} {:>6}  schedule (warp and op per cycle, . = idle)",
             "policy", "cycles", "paper", "idle", "paper"
         );
-        for r in &self.fig1 {
+        for r in self.fig1.iter().chain(&self.fig1_pipeline) {
             let p = |x: Option<u64>| x.map_or("-".to_string(), |v| v.to_string());
             let _ = writeln!(
                 o,
