@@ -80,9 +80,9 @@ impl TwoLevel {
             }
         }
         self.list.clear();
-        for i in 0..k {
-            self.list.extend(gaps[i]);
-            self.list.push(self.active[i]);
+        for (gap, &a) in gaps.iter().zip(&self.active) {
+            self.list.extend(*gap);
+            self.list.push(a);
         }
         self.list.extend(gaps[k]);
         self.list.extend(overflow);
@@ -240,8 +240,8 @@ mod tests {
         let mut p = TwoLevel::interleaved(2);
         let mut v = warps(&[0; 6]);
         // Active {4, 5}: warps 0..3 issued loads first.
-        for w in 0..4 {
-            v[w].long_pending = 1;
+        for w in &mut v[..4] {
+            w.long_pending = 1;
         }
         // The gap before 4 takes 0; 1 goes to the gap between 4 and 5, 2
         // after 5, and 3 is left over.

@@ -68,8 +68,8 @@ impl Repro {
         );
         let _ = writeln!(
             o,
-            "{:<8} {:>14} {:>12} {:>9} {:>9}  {}",
-            "kernel", "warp insts", "long ops", "ours %", "paper %", "subset"
+            "{:<8} {:>14} {:>12} {:>9} {:>9}  subset",
+            "kernel", "warp insts", "long ops", "ours %", "paper %"
         );
         for k in &self.kernels {
             let (insts, long, pct) = match k.run(base) {
