@@ -2,7 +2,8 @@
 //! cycles per second (criterion's "elements") for FWT and SPMV-scalar on
 //! the `gtx480` preset under `gto`, and FWT under `baws` (MWF(GTO) issue with
 //! the cff fetch policy, which ranks the fetch candidates by the issue
-//! order every fetch cycle). Target: at least 5 million warp
+//! order every fetch cycle), `lfws` (orders every issue cycle) and `blws`
+//! (reads every warp's stall cycles every issue cycle). Target: at least 5 million warp
 //! instructions/s on one core.
 //!
 //! Each iteration is a whole `run_timed` (input generation and the CPU
@@ -40,6 +41,8 @@ fn bench(c: &mut Criterion, name: &str, manifest: &str, sched: &str, fetch: &str
 fn benches(c: &mut Criterion) {
     bench(c, "fwt", "kernels/fwt.toml", "gto", "lrr");
     bench(c, "fwt_baws", "kernels/fwt.toml", "baws", "cff");
+    bench(c, "fwt_lfws", "kernels/fwt.toml", "lfws", "lrr");
+    bench(c, "fwt_blws", "kernels/fwt.toml", "blws", "lrr");
     // SPMV-scalar on a larger matrix than its manifest's (the driver sizes
     // the grid when the manifest gives none).
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));

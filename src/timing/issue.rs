@@ -141,7 +141,7 @@ impl Sm {
             // Units free now, one bit each (an issue may take one).
             let mut free = self.free_units(now);
             order.clear();
-            if self.policies[s].wants_detail() {
+            if self.wants_detail[s] {
                 self.fill_detail(s, now, ctx.table);
             }
             {
@@ -315,7 +315,7 @@ impl Sm {
         let mut order = std::mem::take(&mut self.order_buf);
         for s in 0..self.sched_warps.len() {
             order.clear();
-            if self.policies[s].wants_detail() {
+            if self.wants_detail[s] {
                 self.fill_detail(s, now, ctx.table);
             }
             {

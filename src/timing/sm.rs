@@ -373,6 +373,9 @@ pub struct Sm {
     /// Whether each scheduler's policy may throttle
     /// ([`IssuePolicy::throttles`]).
     pub throttles: Vec<bool>,
+    /// Whether each scheduler's policy reads [`Sm::detail`]
+    /// ([`IssuePolicy::wants_detail`]).
+    pub wants_detail: Vec<bool>,
     /// Fetch policy.
     pub fetch_policy: Box<dyn FetchPolicy>,
     /// The category charged to each scheduler this cycle.
@@ -537,6 +540,7 @@ impl Sm {
             detail: vec![WarpDetail::default(); nw],
             sched_warps: vec![(Vec::new(), Vec::new()); ns],
             throttles: policies.iter().map(|p| p.throttles()).collect(),
+            wants_detail: policies.iter().map(|p| p.wants_detail()).collect(),
             policies,
             fetch_policy,
             sched_state: vec![Stall::Idle; ns],
