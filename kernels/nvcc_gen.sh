@@ -2,7 +2,8 @@
 # Regenerate every DIR/*.ptx from its .cu with nvcc, verbatim (never edit a
 # .ptx by hand), print ptxas's register count per kernel (the manifests'
 # regs_per_thread), and check each file with gpusim. Called by the gen.sh of
-# kernels/baws, kernels/correlation, kernels/rodinia and kernels/sdk.
+# kernels/baws, kernels/blws, kernels/correlation, kernels/ispass,
+# kernels/lfws, kernels/rodinia and kernels/sdk.
 #
 # Compiler: NVIDIA nvcc 13.5 (V13.5.37); flags: -ptx -arch=sm_75 -O3.
 # Register counts: ptxas -arch=sm_75 -O3 -v on the generated PTX.
