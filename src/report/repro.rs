@@ -752,29 +752,31 @@ where
         .collect()
 }
 
-fn selected(only: &[String]) -> Result<Vec<Kernel>, ReproError> {
-    if only.is_empty() {
-        return Ok(KERNELS.to_vec());
+/// The kernels of `all` that `only` names, in `all`'s order (all of them
+/// when `only` is empty). A kernel is named by its table name or its
+/// manifest's stem, case-insensitively; `names` gives both. An unknown
+/// name is an error listing the table names.
+pub(crate) fn select_kernels<K: Copy>(
+    all: &[K],
+    only: &[String],
+    names: impl Fn(&K) -> (&'static str, &'static str),
+) -> Result<Vec<K>, ReproError> {
+    let matches = |k: &K, name: &str| {
+        let (table, file) = names(k);
+        let stem = file.trim_end_matches(".toml");
+        table.eq_ignore_ascii_case(name) || stem.eq_ignore_ascii_case(name)
+    };
+    if let Some(name) = only.iter().find(|n| !all.iter().any(|k| matches(k, n))) {
+        return Err(ReproError::UnknownKernel {
+            name: name.clone(),
+            known: all.iter().map(|k| names(k).0).collect(),
+        });
     }
-    for name in only {
-        let known = KERNELS.iter().any(|k| matches_name(k, name));
-        if !known {
-            return Err(ReproError::UnknownKernel {
-                name: name.clone(),
-                known: KERNELS.iter().map(|k| k.name).collect(),
-            });
-        }
-    }
-    Ok(KERNELS
+    Ok(all
         .iter()
-        .filter(|k| only.iter().any(|n| matches_name(k, n)))
+        .filter(|k| only.is_empty() || only.iter().any(|n| matches(k, n)))
         .copied()
         .collect())
-}
-
-fn matches_name(k: &Kernel, name: &str) -> bool {
-    let stem = k.file.trim_end_matches(".toml");
-    k.name.eq_ignore_ascii_case(name) || stem.eq_ignore_ascii_case(name)
 }
 
 /// Runs the reproduction: every selected kernel under every scheduler.
@@ -783,7 +785,7 @@ fn matches_name(k: &Kernel, name: &str) -> bool {
 /// (configuration, a manifest, an unknown kernel name); a failed run is a
 /// failed cell of the result.
 pub fn run(opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<Repro, ReproError> {
-    let kernels = selected(&opts.only)?;
+    let kernels = select_kernels(&KERNELS, &opts.only, |k| (k.name, k.file))?;
     let sets: Vec<(String, String)> = if opts.quick {
         vec![("core.num_sms".to_string(), QUICK_SMS.to_string())]
     } else {

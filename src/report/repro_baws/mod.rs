@@ -34,7 +34,9 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::config::GpuConfig;
-use crate::report::repro::{ReproError, display_path, harmonic_mean, pool, run_error_text};
+use crate::report::repro::{
+    ReproError, display_path, harmonic_mean, pool, run_error_text, select_kernels,
+};
 use crate::timing::barrier_stats::BarrierStats;
 use crate::timing::host::{Policies, TimedRun, run_timed_with};
 use crate::timing::stats::StallCounts;
@@ -572,36 +574,13 @@ fn run_cell(job: &Job, base: &[(String, String)], s: Setup) -> Result<CellRun, S
     cell_run(&r)
 }
 
-fn selected(only: &[String]) -> Result<Vec<Kernel>, ReproError> {
-    if only.is_empty() {
-        return Ok(KERNELS.to_vec());
-    }
-    let matches = |k: &Kernel, name: &str| {
-        let stem = k.file.trim_end_matches(".toml");
-        k.name.eq_ignore_ascii_case(name) || stem.eq_ignore_ascii_case(name)
-    };
-    for name in only {
-        if !KERNELS.iter().any(|k| matches(k, name)) {
-            return Err(ReproError::UnknownKernel {
-                name: name.clone(),
-                known: KERNELS.iter().map(|k| k.name).collect(),
-            });
-        }
-    }
-    Ok(KERNELS
-        .iter()
-        .filter(|k| only.iter().any(|n| matches(k, n)))
-        .copied()
-        .collect())
-}
-
 /// Runs the reproduction: every selected kernel under every setup its
 /// class needs. `progress` is called with one line per finished cell (for
 /// a status display; results never depend on it). Errors only when it
 /// cannot start (configuration, a manifest, an unknown kernel name); a
 /// failed run is a failed cell of the result.
 pub fn run(opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<Repro, ReproError> {
-    let kernels = selected(&opts.only)?;
+    let kernels = select_kernels(&KERNELS, &opts.only, |k| (k.name, k.file))?;
     let base: Vec<(String, String)> = if opts.quick {
         vec![("core.num_sms".to_string(), QUICK_SMS.to_string())]
     } else {

@@ -28,7 +28,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::config::GpuConfig;
-use crate::report::repro::{ReproError, display_path, pool, run_error_text};
+use crate::report::repro::{ReproError, display_path, pool, run_error_text, select_kernels};
 use crate::timing::host::{Policies, TimedRun, run_timed_with};
 use crate::workload::runner::{Prepared, prepare};
 
@@ -336,30 +336,6 @@ struct Job {
     args: Vec<(String, String)>,
 }
 
-fn selected(study: &Study, only: &[String]) -> Result<Vec<Kernel>, ReproError> {
-    if only.is_empty() {
-        return Ok(study.kernels.to_vec());
-    }
-    let matches = |k: &Kernel, name: &str| {
-        let stem = k.file.trim_end_matches(".toml");
-        k.name.eq_ignore_ascii_case(name) || stem.eq_ignore_ascii_case(name)
-    };
-    for name in only {
-        if !study.kernels.iter().any(|k| matches(k, name)) {
-            return Err(ReproError::UnknownKernel {
-                name: name.clone(),
-                known: study.kernels.iter().map(|k| k.name).collect(),
-            });
-        }
-    }
-    Ok(study
-        .kernels
-        .iter()
-        .filter(|k| only.iter().any(|n| matches(k, n)))
-        .copied()
-        .collect())
-}
-
 /// Runs `study`: every selected kernel under every setup. `progress` is
 /// called with one line per finished cell (results never depend on it).
 /// Errors only when it cannot start (configuration, a manifest, an
@@ -369,7 +345,7 @@ pub fn run(
     opts: &Options,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Repro, ReproError> {
-    let kernels = selected(study, &opts.only)?;
+    let kernels = select_kernels(study.kernels, &opts.only, |k| (k.name, k.file))?;
     let base: Vec<(String, String)> = if opts.quick {
         vec![("core.num_sms".to_string(), QUICK_SMS.to_string())]
     } else {

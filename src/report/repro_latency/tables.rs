@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Repro, mean};
+use super::Repro;
 
 impl Repro {
     fn machine(&self) -> String {
@@ -215,19 +215,5 @@ impl Repro {
     /// Every number as JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("repro results serialize")
-    }
-
-    /// The mean long-operation share over the kernels that ran (for
-    /// summaries).
-    pub fn mean_long_share(&self) -> Option<f64> {
-        let base = self.base();
-        let xs: Vec<f64> = self
-            .kernels
-            .iter()
-            .filter_map(|k| k.run(base))
-            .filter(|r| r.warp_insts > 0)
-            .map(|r| r.long_ops as f64 / r.warp_insts as f64)
-            .collect();
-        mean(&xs)
     }
 }
