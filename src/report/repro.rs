@@ -198,17 +198,18 @@ impl Scheduler {
     }
 }
 
-/// What to run.
+/// What a reproduction runs (every `gpusim repro` target takes these).
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Directory holding the manifests of [`KERNELS`].
+    /// Directory holding the reproduction's manifests (for DAWS, those of
+    /// [`KERNELS`]).
     pub dir: PathBuf,
     /// Worker threads (at least 1).
     pub jobs: usize,
-    /// Smaller inputs on a [`QUICK_SMS`]-SM machine (for tests; not for
-    /// comparing with the paper).
+    /// Smaller inputs on a machine cut to a few SMs (for DAWS
+    /// [`QUICK_SMS`]; for tests, not for comparing with the paper).
     pub quick: bool,
-    /// Only these kernels (by [`Kernel::name`] or manifest stem, case
+    /// Only these kernels (by table name or manifest stem, case
     /// insensitive); empty: all.
     pub only: Vec<String>,
 }

@@ -27,7 +27,6 @@
 //! Runs are spread over `jobs` threads and collected by position, so
 //! nothing depends on `jobs`.
 
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -311,20 +310,7 @@ impl Setup {
     }
 }
 
-/// What to run.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Directory holding the manifests of [`KERNELS`].
-    pub dir: PathBuf,
-    /// Worker threads (at least 1).
-    pub jobs: usize,
-    /// Smaller inputs on a [`QUICK_SMS`]-SM machine (for tests; not for
-    /// comparing with the paper).
-    pub quick: bool,
-    /// Only these kernels (by [`Kernel::name`] or manifest stem, case
-    /// insensitive); empty: all.
-    pub only: Vec<String>,
-}
+pub use crate::report::repro::Options;
 
 /// One successful run (a cell of the tables).
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -21,7 +21,6 @@
 //! `error` cell and every ratio needing it `n/a`. Runs are spread over
 //! `jobs` threads and collected by position, so nothing depends on `jobs`.
 
-use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -131,20 +130,7 @@ impl Study {
     }
 }
 
-/// What to run.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Directory holding the study's manifests.
-    pub dir: PathBuf,
-    /// Worker threads (at least 1).
-    pub jobs: usize,
-    /// Smaller inputs on a [`QUICK_SMS`]-SM machine (for tests; not for
-    /// comparing with the paper).
-    pub quick: bool,
-    /// Only these kernels (by [`Kernel::name`] or manifest stem, case
-    /// insensitive); empty: all.
-    pub only: Vec<String>,
-}
+pub use crate::report::repro::Options;
 
 /// One successful run (a cell of the tables).
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::Repro;
+use super::{KernelResult, Repro};
 
 impl Repro {
     fn machine(&self) -> String {
@@ -18,17 +18,11 @@ impl Repro {
         self.setups.first().map_or("", |s| s.label)
     }
 
-    /// IPC of every setup normalized to the first, per kernel, with the
-    /// arithmetic mean as the last row (LFWS Fig. 4, BLWS Figs. 3–4).
-    pub fn normalized_table(&self) -> String {
-        let base = self.base();
+    /// A table with a column per setup and a row per kernel, under
+    /// `title`; `cell` gives each entry.
+    fn per_setup_table(&self, title: &str, cell: impl Fn(&KernelResult, &str) -> String) -> String {
         let mut o = String::new();
-        let fig = if self.study == "lfws" {
-            "Fig. 4"
-        } else {
-            "Figs. 3 and 4"
-        };
-        let _ = writeln!(o, "{fig}: IPC normalized to {base} ({})", self.machine());
+        let _ = writeln!(o, "{title}");
         let _ = write!(o, "{:<8}", "kernel");
         for s in &self.setups {
             let _ = write!(o, " {:>13}", s.label);
@@ -37,15 +31,28 @@ impl Repro {
         for k in &self.kernels {
             let _ = write!(o, "{:<8}", k.name);
             for s in &self.setups {
-                let v = match (k.ratio(s.label, base), k.run(s.label)) {
-                    (Some(x), _) => format!("{x:.3}"),
-                    (None, Some(_)) => "n/a".to_string(),
-                    (None, None) => "error".to_string(),
-                };
-                let _ = write!(o, " {v:>13}");
+                let _ = write!(o, " {:>13}", cell(k, s.label));
             }
             o.push('\n');
         }
+        o
+    }
+
+    /// IPC of every setup normalized to the first, per kernel, with the
+    /// arithmetic mean as the last row (LFWS Fig. 4, BLWS Figs. 3–4).
+    pub fn normalized_table(&self) -> String {
+        let base = self.base();
+        let fig = if self.study == "lfws" {
+            "Fig. 4"
+        } else {
+            "Figs. 3 and 4"
+        };
+        let title = format!("{fig}: IPC normalized to {base} ({})", self.machine());
+        let mut o = self.per_setup_table(&title, |k, s| match (k.ratio(s, base), k.run(s)) {
+            (Some(x), _) => format!("{x:.3}"),
+            (None, Some(_)) => "n/a".to_string(),
+            (None, None) => "error".to_string(),
+        });
         let _ = write!(o, "{:<8}", "MEAN");
         for s in &self.setups {
             let v = self
@@ -96,53 +103,27 @@ impl Repro {
     /// BLWS §6's contention measure per kernel and setup: (DRAM-full +
     /// interconnect-to-SM stalls) per cycle, what the throttle reacts to.
     pub fn contention_table(&self) -> String {
-        let mut o = String::new();
-        let _ = writeln!(
-            o,
+        let title = format!(
             "Contention: (DRAM-full + icnt-to-SM stall slice-cycles) per cycle ({})",
             self.machine()
         );
-        let _ = write!(o, "{:<8}", "kernel");
-        for s in &self.setups {
-            let _ = write!(o, " {:>13}", s.label);
-        }
-        o.push('\n');
-        for k in &self.kernels {
-            let _ = write!(o, "{:<8}", k.name);
-            for s in &self.setups {
-                let v = k.run(s.label).map_or("error".to_string(), |r| {
-                    format!(
-                        "{:.3}",
-                        (r.dram_full + r.icnt_to_sm) as f64 / r.cycles.max(1) as f64
-                    )
-                });
-                let _ = write!(o, " {v:>13}");
-            }
-            o.push('\n');
-        }
-        o
+        self.per_setup_table(&title, |k, s| {
+            k.run(s).map_or("error".to_string(), |r| {
+                format!(
+                    "{:.3}",
+                    (r.dram_full + r.icnt_to_sm) as f64 / r.cycles.max(1) as f64
+                )
+            })
+        })
     }
 
     /// Every kernel's cycles under every setup.
     pub fn cycles_table(&self) -> String {
-        let mut o = String::new();
-        let _ = writeln!(o, "Cycles ({})", self.machine());
-        let _ = write!(o, "{:<8}", "kernel");
-        for s in &self.setups {
-            let _ = write!(o, " {:>13}", s.label);
-        }
-        o.push('\n');
-        for k in &self.kernels {
-            let _ = write!(o, "{:<8}", k.name);
-            for s in &self.setups {
-                let v = k
-                    .run(s.label)
-                    .map_or("error".to_string(), |r| r.cycles.to_string());
-                let _ = write!(o, " {v:>13}");
-            }
-            o.push('\n');
-        }
-        o
+        let title = format!("Cycles ({})", self.machine());
+        self.per_setup_table(&title, |k, s| {
+            k.run(s)
+                .map_or("error".to_string(), |r| r.cycles.to_string())
+        })
     }
 
     /// The paper's claims next to ours.
