@@ -753,6 +753,39 @@ where
         .collect()
 }
 
+/// The `--quick` machine override: `core.num_sms = sms` (none otherwise).
+pub(crate) fn quick_sets(quick: bool, sms: u32) -> Vec<(String, String)> {
+    if quick {
+        vec![("core.num_sms".to_string(), sms.to_string())]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Loads the manifest `file` of `dir`, with the workload-argument
+/// overrides of the run: `quick_args` under `--quick`, none otherwise.
+pub(crate) fn load_kernel(
+    dir: &Path,
+    file: &str,
+    quick: bool,
+    quick_args: &[(&str, &str)],
+) -> Result<(Prepared, Vec<(String, String)>), ReproError> {
+    let path = dir.join(file);
+    let prepared = prepare(&path, None).map_err(|error| ReproError::Manifest {
+        file: path.clone(),
+        error,
+    })?;
+    let args = if quick {
+        quick_args
+            .iter()
+            .map(|(a, v)| (a.to_string(), v.to_string()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok((prepared, args))
+}
+
 /// The kernels of `all` that `only` names, in `all`'s order (all of them
 /// when `only` is empty). A kernel is named by its table name or its
 /// manifest's stem, case-insensitively; `names` gives both. An unknown
@@ -787,27 +820,11 @@ pub(crate) fn select_kernels<K: Copy>(
 /// failed cell of the result.
 pub fn run(opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<Repro, ReproError> {
     let kernels = select_kernels(&KERNELS, &opts.only, |k| (k.name, k.file))?;
-    let sets: Vec<(String, String)> = if opts.quick {
-        vec![("core.num_sms".to_string(), QUICK_SMS.to_string())]
-    } else {
-        Vec::new()
-    };
+    let sets = quick_sets(opts.quick, QUICK_SMS);
     let cfg = crate::config::load_config(CONFIG, &sets).map_err(ReproError::Config)?;
     let mut jobs_list = Vec::new();
     for k in kernels {
-        let file = opts.dir.join(k.file);
-        let prepared = prepare(&file, None).map_err(|error| ReproError::Manifest {
-            file: file.clone(),
-            error,
-        })?;
-        let mut sizes: Vec<(String, String)> = Vec::new();
-        if opts.quick {
-            sizes.extend(
-                k.quick_args
-                    .iter()
-                    .map(|(a, v)| (a.to_string(), v.to_string())),
-            );
-        }
+        let (prepared, sizes) = load_kernel(&opts.dir, k.file, opts.quick, k.quick_args)?;
         let with_seed = |seed: u64| {
             let mut v = sizes.clone();
             v.push(("seed".to_string(), seed.to_string()));

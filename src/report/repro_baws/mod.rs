@@ -34,12 +34,13 @@ use serde::Serialize;
 
 use crate::config::GpuConfig;
 use crate::report::repro::{
-    ReproError, display_path, harmonic_mean, pool, run_error_text, select_kernels,
+    ReproError, display_path, harmonic_mean, load_kernel, pool, quick_sets, run_error_text,
+    select_kernels,
 };
 use crate::timing::barrier_stats::BarrierStats;
 use crate::timing::host::{Policies, TimedRun, run_timed_with};
 use crate::timing::stats::StallCounts;
-use crate::workload::runner::{Prepared, prepare};
+use crate::workload::runner::Prepared;
 
 mod tables;
 
@@ -567,27 +568,11 @@ fn run_cell(job: &Job, base: &[(String, String)], s: Setup) -> Result<CellRun, S
 /// failed run is a failed cell of the result.
 pub fn run(opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<Repro, ReproError> {
     let kernels = select_kernels(&KERNELS, &opts.only, |k| (k.name, k.file))?;
-    let base: Vec<(String, String)> = if opts.quick {
-        vec![("core.num_sms".to_string(), QUICK_SMS.to_string())]
-    } else {
-        Vec::new()
-    };
+    let base = quick_sets(opts.quick, QUICK_SMS);
     let cfg = crate::config::load_config(CONFIG, &base).map_err(ReproError::Config)?;
     let mut jobs_list = Vec::new();
     for k in kernels {
-        let file = opts.dir.join(k.file);
-        let prepared = prepare(&file, None).map_err(|error| ReproError::Manifest {
-            file: file.clone(),
-            error,
-        })?;
-        let args = if opts.quick {
-            k.quick_args
-                .iter()
-                .map(|(a, v)| (a.to_string(), v.to_string()))
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let (prepared, args) = load_kernel(&opts.dir, k.file, opts.quick, k.quick_args)?;
         jobs_list.push(Job {
             kernel: k,
             prepared,

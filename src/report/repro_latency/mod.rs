@@ -27,9 +27,11 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::config::GpuConfig;
-use crate::report::repro::{ReproError, display_path, pool, run_error_text, select_kernels};
+use crate::report::repro::{
+    ReproError, display_path, load_kernel, pool, quick_sets, run_error_text, select_kernels,
+};
 use crate::timing::host::{Policies, TimedRun, run_timed_with};
-use crate::workload::runner::{Prepared, prepare};
+use crate::workload::runner::Prepared;
 
 pub mod fig1;
 pub mod studies;
@@ -332,28 +334,12 @@ pub fn run(
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<Repro, ReproError> {
     let kernels = select_kernels(study.kernels, &opts.only, |k| (k.name, k.file))?;
-    let base: Vec<(String, String)> = if opts.quick {
-        vec![("core.num_sms".to_string(), QUICK_SMS.to_string())]
-    } else {
-        Vec::new()
-    };
+    let base = quick_sets(opts.quick, QUICK_SMS);
     let cfg: GpuConfig =
         crate::config::load_config(study.config, &base).map_err(ReproError::Config)?;
     let mut jobs_list = Vec::new();
     for k in kernels {
-        let file = opts.dir.join(k.file);
-        let prepared = prepare(&file, None).map_err(|error| ReproError::Manifest {
-            file: file.clone(),
-            error,
-        })?;
-        let args = if opts.quick {
-            k.quick_args
-                .iter()
-                .map(|(a, v)| (a.to_string(), v.to_string()))
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let (prepared, args) = load_kernel(&opts.dir, k.file, opts.quick, k.quick_args)?;
         jobs_list.push(Job {
             kernel: k,
             prepared,
