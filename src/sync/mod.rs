@@ -1,0 +1,9 @@
+//! Hardware structures for waiting atomics (AWG paper, Section V.A "Hardware
+//! Components"): the L2-side synchronization monitor [`syncmon::SyncMon`]
+//! (condition cache, waiting-WG list, Monitor Log) and the per-address
+//! counting Bloom filters ([`bloom::CountingBloom`]) that count unique
+//! updates. Pure data structures: no timing; the timing model decides when
+//! they are consulted and what a resumed work-group does.
+
+pub mod bloom;
+pub mod syncmon;
