@@ -250,7 +250,7 @@ mod tests {
     fn hash_params_are_in_range_odd_and_distinct() {
         let params: Vec<(u64, u64)> = (0..64).map(hash_params).collect();
         for &(a, b) in &params {
-            assert!(a >= 1 && a < MERSENNE_61 && a % 2 == 1);
+            assert!((1..MERSENNE_61).contains(&a) && a % 2 == 1);
             assert!(b < MERSENNE_61);
         }
         let mut a_s: Vec<u64> = params.iter().map(|p| p.0).collect();
