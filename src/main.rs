@@ -97,9 +97,16 @@ enum Command {
         /// Default `cff` under `--sched baws`, else `lrr`.
         #[arg(long, value_name = "NAME")]
         fetch: Option<String>,
-        /// CTA assignment policy (`rr`).
+        /// CTA assignment policy: `rr` (round robin), `throttle` (BLWS).
         #[arg(long, default_value = "rr", value_name = "NAME")]
         cta: String,
+        /// Work-group synchronization policy, what a work-group does after
+        /// a waiting instruction fails (AWG): `busy`, `sleep:MAX`,
+        /// `timeout:T`, `monrs-all`, `monr-all`, `monnr-all`, `monnr-one`,
+        /// `awg`. Default `busy`.
+        #[arg(long, default_value = "busy", value_name = "POLICY",
+              value_parser = gpusim::sync::policy::SyncPolicy::parse)]
+        sync: gpusim::sync::policy::SyncPolicy,
         /// Load classification table for `--sched daws-profiled`, written
         /// by `gpusim profile`.
         #[arg(long, value_name = "FILE")]
@@ -1278,6 +1285,7 @@ fn main() -> ExitCode {
             sched,
             fetch,
             cta,
+            sync,
             profile,
             jobs,
             config,
@@ -1354,6 +1362,7 @@ fn main() -> ExitCode {
                     cta,
                     profile,
                     record_profile: false,
+                    sync,
                 };
                 if policies.sched == "best-swl" {
                     let jobs = jobs.unwrap_or_else(gpusim::timing::sweep::default_jobs);

@@ -57,6 +57,9 @@ pub struct GpuConfig {
     pub dram: DramConfig,
     /// Policy parameters.
     pub sched: SchedConfig,
+    /// Work-group synchronization (AWG): SyncMon, context switching,
+    /// oversubscription events.
+    pub sync: SyncConfig,
     /// Simulation controls.
     pub sim: SimConfig,
 }
@@ -369,6 +372,52 @@ pub struct SchedConfig {
     pub daws_ilrd_ways: u32,
 }
 
+/// Work-group synchronization (the `--sync` policies, AWG ISCA 2020 §IV–§V):
+/// SyncMon geometry, the command processor, context switching and the
+/// oversubscription event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyncConfig {
+    /// SyncMon condition-cache sets (AWG §V.C: 256).
+    pub syncmon_sets: u32,
+    /// SyncMon condition-cache ways (AWG §V.C: 4).
+    pub syncmon_ways: u32,
+    /// Waiting-WG list entries shared by the conditions (AWG §V.C: 512).
+    pub syncmon_wg_entries: u32,
+    /// Monitor Log entries (in memory); a waiter that finds it full does
+    /// not wait (its WG retries, Mesa semantics).
+    pub monitor_log_entries: u32,
+    /// Counting Bloom filters, one per monitored address (AWG §V.C: 512).
+    pub bloom_filters: u32,
+    /// Counters per Bloom filter (AWG §V.C: 24).
+    pub bloom_bits: u32,
+    /// Hash functions per Bloom filter (AWG §V.C: 6).
+    pub bloom_hashes: u32,
+    /// Cycles from the SyncMon's decision (a write meeting a condition, a
+    /// failed wait) to the WG's CU acting on it.
+    pub syncmon_latency: u32,
+    /// `sleep:MAX`: the first sleep interval, doubled per failed wait.
+    pub sleep_initial: u32,
+    /// MonNR-One and AWG: a waiter no condition event resumed resumes
+    /// after this many cycles.
+    pub resume_timeout: u64,
+    /// Cycles between the command processor's scans of the Monitor Log.
+    pub cp_scan_interval: u64,
+    /// Cycles the command processor and dispatcher spend to start a WG
+    /// context save or restore (besides the traffic).
+    pub context_switch_latency: u32,
+    /// Context bytes per wavefront besides its vector registers and the
+    /// WG's shared memory (scalar registers, PC, masks, SIMT stack).
+    pub wavefront_state_bytes: u32,
+    /// Cycle at which `remove_sms` SMs (the highest ids) leave the kernel
+    /// and their WGs are context-switched out (0: never).
+    pub remove_sms_at: u64,
+    /// SMs the event at `remove_sms_at` removes.
+    pub remove_sms: u32,
+    /// Cycle at which the removed SMs come back (0: never).
+    pub return_sms_at: u64,
+}
+
 /// Simulation controls.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -521,6 +570,24 @@ impl GpuConfig {
                 daws_assoc_percent: 60,
                 daws_ilrd_entries: 64,
                 daws_ilrd_ways: 8,
+            },
+            sync: SyncConfig {
+                syncmon_sets: 256,
+                syncmon_ways: 4,
+                syncmon_wg_entries: 512,
+                monitor_log_entries: 4096,
+                bloom_filters: 512,
+                bloom_bits: 24,
+                bloom_hashes: 6,
+                syncmon_latency: 8,
+                sleep_initial: 64,
+                resume_timeout: 10_000,
+                cp_scan_interval: 10_000,
+                context_switch_latency: 100,
+                wavefront_state_bytes: 512,
+                remove_sms_at: 0,
+                remove_sms: 0,
+                return_sms_at: 0,
             },
             sim: SimConfig {
                 idle_skip: true,

@@ -8,7 +8,7 @@ use std::fmt;
 
 use super::{
     CacheConfig, CoreConfig, DramConfig, GpuConfig, IcntConfig, L1dConfig, L2Config, LatencyConfig,
-    OpcollConfig, SchedConfig, SharedConfig, SimConfig,
+    OpcollConfig, SchedConfig, SharedConfig, SimConfig, SyncConfig,
 };
 
 /// The type of a field's value.
@@ -299,10 +299,28 @@ schema! {
         daws_ilrd_entries: U32 <= 65_536, "DAWS: intra-loop repetition detector entries per SM (DAWS Table 4: 64)";
         daws_ilrd_ways: U32 <= 1_024, "DAWS: intra-loop repetition detector associativity (DAWS Table 4: 8-way)";
     }
+    sync: SyncConfig, "work-group synchronization (--sync policies, AWG): SyncMon, command processor, context switches, oversubscription" {
+        syncmon_sets: U32 <= 65_536, "SyncMon condition-cache sets (AWG: 256)";
+        syncmon_ways: U32 <= 1_024, "SyncMon condition-cache ways (AWG: 4)";
+        syncmon_wg_entries: U32 <= 1_048_576, "waiting-WG list entries shared by the SyncMon's conditions (AWG: 512)";
+        monitor_log_entries: U32 <= 16_777_216, "Monitor Log entries in memory for waiters the SyncMon cannot hold; a waiter finding it full does not wait";
+        bloom_filters: U32 <= 65_536, "counting Bloom filters of unique updates, one per monitored address (AWG: 512)";
+        bloom_bits: U32 <= 65_536, "counters per Bloom filter (AWG: 24)";
+        bloom_hashes: U32 <= 64, "hash functions per Bloom filter (AWG: 6)";
+        syncmon_latency: U32 <= 1_000_000, "cycles from a SyncMon decision (condition met, failed wait) to the WG's CU acting on it";
+        sleep_initial: U32 <= 1_000_000_000, "sleep:MAX: first sleep interval in cycles, doubled per failed wait up to MAX";
+        resume_timeout: U64 <= 9_223_372_036_854_775_807, "monnr-one and awg: cycles after which a waiter no condition event resumed resumes anyway";
+        cp_scan_interval: U64 <= 9_223_372_036_854_775_807, "cycles between the command processor's scans of the Monitor Log";
+        context_switch_latency: U32 <= 1_000_000, "cycles the command processor needs to start a WG context save or restore, besides the traffic";
+        wavefront_state_bytes: U32 <= 1_048_576, "context bytes per wavefront besides vector registers and shared memory (scalar registers, PC, masks)";
+        remove_sms_at: U64 <= 9_223_372_036_854_775_807, "cycle at which remove_sms SMs (highest ids) leave the kernel and their WGs are switched out (0: never)";
+        remove_sms: U32 <= 1_024, "SMs removed at remove_sms_at";
+        return_sms_at: U64 <= 9_223_372_036_854_775_807, "cycle at which the removed SMs come back (0: never)";
+    }
     sim: SimConfig, "simulation controls" {
         idle_skip: Bool <= 1, "jump over cycles in which nothing can change (never changes results)";
         max_cycles: U64 <= 9_223_372_036_854_775_807, "stop with an error after this many cycles per launch";
-        progress_window: U64 <= 9_223_372_036_854_775_807, "error when no warp exits and no CTA retires for this many cycles (livelock)";
+        progress_window: U64 <= 9_223_372_036_854_775_807, "error when no warp exits, no CTA retires or is placed and no waiting instruction succeeds for this many cycles (livelock, deadlock)";
         max_insts: U64 <= 9_223_372_036_854_775_807, "stop with an error after this many warp instructions per launch (timing and --functional)";
     }
 }

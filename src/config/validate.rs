@@ -35,10 +35,17 @@ const MAY_BE_ZERO: &[&str] = &[
     "dram.t_rtpl",            // no bank-group constraint (GPGPU-Sim's default)
     "dram.t_cdlr",            // timings of 0 impose nothing
     "dram.t_wr",
-    "dram.channel_bit", // channels interleaved from bit 0
-    "dram.col_mask",    // the column is not used for timing
-    "dram.bank_mask",   // one bank needs no bank bits (checked below)
-    "dram.row_mask",    // one row per bank
+    "dram.channel_bit",            // channels interleaved from bit 0
+    "dram.col_mask",               // the column is not used for timing
+    "dram.bank_mask",              // one bank needs no bank bits (checked below)
+    "dram.row_mask",               // one row per bank
+    "sync.monitor_log_entries",    // no Monitor Log: a full SyncMon turns waiters away
+    "sync.syncmon_latency",        // resume orders act at once
+    "sync.context_switch_latency", // only the traffic
+    "sync.wavefront_state_bytes",  // registers and shared memory only
+    "sync.remove_sms_at",          // no oversubscription event
+    "sync.remove_sms",
+    "sync.return_sms_at",
 ];
 
 /// The most lines one per-SM cache (instruction cache, L1D) may have.

@@ -54,6 +54,16 @@ pub enum SimErrorKind {
         /// CTAs of the grid not yet started.
         waiting: u64,
     },
+    /// Work-groups wait on synchronization that no one can satisfy: no
+    /// waiting instruction succeeded, no warp exited and no CTA retired or
+    /// started for `window` cycles (or nothing at all can happen).
+    Deadlock {
+        /// The no-progress window (`sim.progress_window`), 0 when nothing
+        /// could happen any more.
+        window: u64,
+        /// The waiting (or switched-out) work-groups.
+        wgs: Vec<WaitingWg>,
+    },
     /// The functional interpreter found the launch's whole state (warps,
     /// shared and global memory) equal to an earlier state with nothing
     /// retired in between: it would loop forever (e.g. an intra-warp spin
@@ -117,6 +127,55 @@ impl std::ops::DerefMut for SimError {
 impl From<SimErrorData> for SimError {
     fn from(d: SimErrorData) -> SimError {
         SimError(Box::new(d))
+    }
+}
+
+/// A work-group named in a [`SimErrorKind::Deadlock`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WaitingWg {
+    /// CTA index.
+    pub cta: [u32; 3],
+    /// Its SM, `None` when switched out.
+    pub sm: Option<u32>,
+    /// Its last waiting instruction.
+    pub pc: Option<u32>,
+    /// That instruction's source line (filled in by the host).
+    pub line: u32,
+    /// The word it waits on.
+    pub addr: Option<u64>,
+    /// The value it waits for.
+    pub expected: Option<u32>,
+    /// The value the word holds.
+    pub value: Option<u32>,
+    /// The policy holds it (sleeping, stalled, waiting on the SyncMon);
+    /// else it spins.
+    pub blocked: bool,
+}
+
+impl fmt::Display for WaitingWg {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.cta;
+        write!(f, "WG ({x},{y},{z})")?;
+        match self.sm {
+            Some(s) => write!(f, " on SM {s}")?,
+            None => f.write_str(" switched out")?,
+        }
+        if self.line > 0 {
+            write!(f, " at line {}", self.line)?;
+        } else if let Some(pc) = self.pc {
+            write!(f, " at pc {:#x}", u64::from(pc) * 8)?;
+        }
+        if let (Some(a), Some(e), Some(v)) = (self.addr, self.expected, self.value) {
+            write!(f, " waits for [{a:#x}] == {e:#x} (holds {v:#x})")?;
+        }
+        if self.sm.is_some() {
+            f.write_str(if self.blocked {
+                ", blocked"
+            } else {
+                ", spinning"
+            })?;
+        }
+        Ok(())
     }
 }
 
@@ -232,6 +291,26 @@ impl fmt::Display for SimError {
                          finishes (a grid-wide barrier or lock needs every CTA resident: \
                          use fewer CTAs or a machine with more room)"
                     )?;
+                }
+            }
+            SimErrorKind::Deadlock { window, wgs } => {
+                if *window > 0 {
+                    write!(
+                        f,
+                        "deadlock: no work-group made progress for {window} cycles \
+                         (sim.progress_window): no waiting instruction succeeded, no warp \
+                         exited, no CTA retired or started"
+                    )?;
+                } else {
+                    f.write_str("deadlock: every work-group waits and nothing can wake one")?;
+                }
+                let shown = 8;
+                write!(f, "; {} work-group(s) wait", wgs.len())?;
+                for w in wgs.iter().take(shown) {
+                    write!(f, "; {w}")?;
+                }
+                if wgs.len() > shown {
+                    write!(f, "; and {} more", wgs.len() - shown)?;
                 }
             }
             SimErrorKind::Repeating { period, quiet } => write!(

@@ -62,6 +62,12 @@ pub struct ExecCtx<'a> {
     pub params: &'a [u8],
     /// Special-register values.
     pub env: LaunchEnv,
+    /// Waiting loads (`ld.global.wait`, `wait.global`) become
+    /// compare-and-wait atomics performed where atomics are (the L2 in the
+    /// timing model): a `cas` of the expected value with itself, which
+    /// returns the word and never changes it. `false` (functional runs and
+    /// `--sync busy`): they are the plain loads they extend.
+    pub waits_at_l2: bool,
 }
 
 /// The low `n` bits set (`1 <= n <= 64`; 0 gives 0).
@@ -2053,7 +2059,10 @@ impl<'a> Exec<'_, '_, 'a> {
             write,
             atomic,
         };
-        match inst.op {
+        // Waiting loads at the L2 take the atomic path below.
+        let at_l2 = self.cx.waits_at_l2
+            && (inst.op == Opcode::Wait || (inst.op == Opcode::Ld && inst.mods.has(flag::WAIT)));
+        match if at_l2 { Opcode::Atom } else { inst.op } {
             Opcode::Ld => {
                 let d = self.dst(inst.dst);
                 for l in lanes(m) {
@@ -2123,11 +2132,21 @@ impl<'a> Exec<'_, '_, 'a> {
                 Ok(access(true, None))
             }
             _ => {
-                // atom / red: read operands now, perform later.
-                let (aop, bop, dst) = if inst.op == Opcode::Atom {
+                // atom / red: read operands now, perform later. A waiting
+                // load at the L2 is `cas [a], expected, expected`.
+                let waiting_load = inst.op != Opcode::Atom && inst.op != Opcode::Red;
+                let (aop, bop, dst) = if waiting_load {
+                    let dst = (inst.op == Opcode::Ld).then(|| self.dst(inst.dst).off);
+                    (inst.src[1], inst.src[1], dst)
+                } else if inst.op == Opcode::Atom {
                     (inst.src[1], inst.src[2], Some(self.dst(inst.dst).off))
                 } else {
                     (inst.src[1], Operand::None, None)
+                };
+                let aop_kind = if waiting_load {
+                    AtomOp::Cas
+                } else {
+                    inst.mods.atom
                 };
                 let av = self.val(aop);
                 let bv = self.val(bop);
@@ -2136,7 +2155,7 @@ impl<'a> Exec<'_, '_, 'a> {
                 let mut p = match self.w.atomic_pool.pop() {
                     Some(mut p) => {
                         p.inst = InstId(self.pc);
-                        p.op = inst.mods.atom;
+                        p.op = aop_kind;
                         p.ty = t;
                         p.space = resolved;
                         p.mask = m;
@@ -2145,7 +2164,7 @@ impl<'a> Exec<'_, '_, 'a> {
                     }
                     None => PendingAtomic {
                         inst: InstId(self.pc),
-                        op: inst.mods.atom,
+                        op: aop_kind,
                         ty: t,
                         space: resolved,
                         mask: m,
@@ -2175,7 +2194,7 @@ impl<'a> Exec<'_, '_, 'a> {
                     p.b[l] = get(self.w, bv, l);
                 }
                 self.w.pending_atomics.push_back(p);
-                Ok(access(true, Some(inst.mods.atom)))
+                Ok(access(true, Some(aop_kind)))
             }
         }
     }

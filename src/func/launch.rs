@@ -272,6 +272,7 @@ pub fn run(
                     shared: &mut cta.shared,
                     params,
                     env,
+                    waits_at_l2: false,
                 };
                 let mut released = false;
                 if trace.is_none() {

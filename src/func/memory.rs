@@ -169,6 +169,21 @@ impl GlobalMemory {
         slice_read(&a.bytes, addr - a.base, size)
     }
 
+    /// Reads the 32-bit little-endian word at `addr` without touching the
+    /// lookup cache (for observers holding `&self`); `None` if out of
+    /// bounds.
+    pub fn peek_u32(&self, addr: u64) -> Option<u32> {
+        let i = self
+            .allocs
+            .partition_point(|a| a.base <= addr)
+            .checked_sub(1)?;
+        let a = &self.allocs[i];
+        if addr.checked_add(4)? > a.base + a.bytes.len() as u64 {
+            return None;
+        }
+        slice_read(&a.bytes, addr - a.base, 4).map(|v| v as u32)
+    }
+
     /// Reads an `N`-byte little-endian value (constant size: one load after
     /// the allocation lookup).
     #[inline(always)]

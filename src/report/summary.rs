@@ -156,6 +156,9 @@ pub fn timing_summary(s: &Stats) -> String {
         "DRAM      {} reads, {} writes, {} bytes ({bw:.1} B/cycle), {} queue-full stalls; {} reply-buffer-full stalls",
         m.dram_reads, m.dram_writes, m.dram_bytes, m.dram_full, m.reply_full
     );
+    if let Some(line) = sync_line(&s.sync) {
+        let _ = writeln!(o, "{line}");
+    }
     let _ = writeln!(
         o,
         "shared    {} accesses, {} bank-conflict cycles; I-cache {} hits, {} misses; {} I-buffer flushes",
@@ -166,6 +169,41 @@ pub fn timing_summary(s: &Stats) -> String {
         t.ibuffer_flushes
     );
     o
+}
+
+/// The summary's `sync` lines (when the kernel ran a waiting instruction
+/// or WGs were switched): waits and acquires, how WGs waited, the SyncMon,
+/// context switches.
+pub fn sync_line(y: &crate::timing::wg_sync::SyncStats) -> Option<String> {
+    if y.wait_insts == 0 && y.switches_out == 0 {
+        return None;
+    }
+    let mut line = format!(
+        "sync      {}: {} waiting instructions, {} acquires ({:.2} per acquire); {} blocks, {} resumes, {} timeouts; WGs {} cycles waiting, {} running",
+        y.policy,
+        y.wait_insts,
+        y.acquires,
+        y.wait_insts_per_acquire,
+        y.blocks,
+        y.resumes,
+        y.timeouts,
+        y.wg_waiting_cycles,
+        y.wg_running_cycles
+    );
+    let m = &y.syncmon;
+    if m.armed_cache + m.spilled + m.log_full > 0 {
+        line.push_str(&format!(
+            "\n          SyncMon {} armed, {} spilled to the Monitor Log, {} turned away, {} conditions met, {} resumed",
+            m.armed_cache, m.spilled, m.log_full, m.conditions_met, m.resumed
+        ));
+    }
+    if y.switches_out + y.switches_in > 0 {
+        line.push_str(&format!(
+            "\n          context switches {} out, {} in, {} bytes; WGs {} cycles switched out",
+            y.switches_out, y.switches_in, y.context_bytes, y.wg_switched_out_cycles
+        ));
+    }
+    Some(line)
 }
 
 /// The summary's `barriers` line: phases per CTA (and barrier releases),

@@ -306,16 +306,28 @@ impl SyncMon {
         &self.geometry
     }
 
-    /// Condition-cache set of `(addr, cond)` (Section V.C): a universal hash
-    /// of `((addr / line_bytes) << log2(sets·ways)) | value`, modulo `sets`.
+    /// Condition-cache set of `(addr, cond)` (Section V.C): "the address is
+    /// shifted left with log of number of cache entries, after subtracting
+    /// log of cacheline size, and bitwise ORed with the waiting value", read
+    /// as `(addr << (log2(sets·ways) − log2(line_bytes))) | value` (a right
+    /// shift when the line is larger than the cache has entries), then a
+    /// universal hash modulo `sets`. Every word keeps its own key, so the
+    /// words of one line waiting for one value spread over the sets.
     /// Sporadic conditions (`None`) use a second, independent hash of the
-    /// line number alone. 0 when there are no sets.
+    /// shifted address alone. 0 when there are no sets.
     pub fn set_index(&self, addr: u64, cond: Cond) -> u32 {
         if self.geometry.sets == 0 {
             return 0;
         }
-        let line = word(addr) / self.geometry.line_bytes.max(1) as u64;
-        let shifted = (line as u128) << self.key_shift;
+        let line_log = u64::from(self.geometry.line_bytes.max(1))
+            .next_power_of_two()
+            .trailing_zeros();
+        let a = word(addr) as u128;
+        let shifted = if self.key_shift >= line_log {
+            a << (self.key_shift - line_log)
+        } else {
+            a >> (line_log - self.key_shift)
+        };
         let (key, h) = match cond {
             Some(v) => (shifted | v as u128, SET_HASH),
             None => (shifted, SET_HASH + 1),
@@ -748,21 +760,16 @@ mod tests {
     }
 
     #[test]
-    fn set_index_drops_the_offset_in_the_line_and_spreads_lines() {
+    fn set_index_keeps_every_word_and_spreads_lines() {
         let m = SyncMon::new(&Geometry::PAPER);
-        // The key is the line number, shifted, ORed with the value: words of
-        // one line waiting for one value share a set (Section V.C).
-        for off in (0..128).step_by(4) {
-            assert_eq!(
-                m.set_index(0x4000 + off, Some(7)),
-                m.set_index(0x4000, Some(7))
-            );
-            assert_eq!(m.set_index(0x4000 + off, None), m.set_index(0x4000, None));
-        }
-        // 1024 entries -> shift 10: ORing a value below 2^10 changes only
-        // the low key bits, so values 0..1024 on one line give 1024 distinct
-        // keys; and 256·100 lines fill every set about 100 times.
+        // 1024 entries and 128-byte lines: the key is addr << 3 | value, so
+        // the 32 words of one line waiting for one value are 32 keys.
         assert_eq!(m.key_shift, 10);
+        let sets: std::collections::BTreeSet<u32> = (0..128)
+            .step_by(4)
+            .map(|off| m.set_index(0x4000 + off, Some(1)))
+            .collect();
+        assert!(sets.len() >= 24, "32 words in {} sets", sets.len());
         let mut hits = vec![0u32; 256];
         for line in 0..25_600u64 {
             let s = m.set_index(line * 128, Some(0));

@@ -13,7 +13,8 @@ impl Sm {
     /// True if a CTA needing `need` = [warps, threads, regs, smem] fits.
     pub fn fits(&self, need: [u32; 4], cfg: &GpuConfig) -> bool {
         let c = &cfg.core;
-        self.used[4] < c.max_ctas_per_sm
+        !self.offline
+            && self.used[4] < c.max_ctas_per_sm
             && self.used[0] + need[0] <= c.max_warps_per_sm
             && self.used[1] + need[1] <= c.max_threads_per_sm
             && self.used[2] + need[2] <= c.registers_per_sm
@@ -27,6 +28,32 @@ impl Sm {
 
     /// Places CTA `id` (linear index `linear`) on this SM at cycle `now`.
     pub fn assign_cta(&mut self, ctx: &LaunchCtx<'_>, id: [u32; 3], need: [u32; 4], now: u64) {
+        self.place_cta(ctx, id, need, now, None);
+    }
+
+    /// Places a context-switched-out CTA (`wg_sync.rs`) back on this SM at
+    /// cycle `now` (the caller checked [`Sm::fits`]); returns its CTA slot.
+    /// Its warps continue where they stopped.
+    pub fn restore_cta(
+        &mut self,
+        ctx: &LaunchCtx<'_>,
+        saved: CtaSlot,
+        need: [u32; 4],
+        now: u64,
+    ) -> u32 {
+        self.place_cta(ctx, saved.id, need, now, Some(saved))
+    }
+
+    /// [`Sm::assign_cta`] and [`Sm::restore_cta`]: a new CTA, or a saved
+    /// one whose warps, shared memory and barrier phases it keeps.
+    fn place_cta(
+        &mut self,
+        ctx: &LaunchCtx<'_>,
+        id: [u32; 3],
+        need: [u32; 4],
+        now: u64,
+        saved: Option<CtaSlot>,
+    ) -> u32 {
         let c = self
             .ctas
             .iter()
@@ -38,20 +65,28 @@ impl Sm {
         let ns = self.sched_warps.len() as u32;
         // A retired CTA of this launch (same kernel and shape) lends its
         // warps and shared memory, reset, instead of fresh allocations.
-        let (mut warps, spare_shared) = match self.spare_ctas.pop() {
-            Some((mut ws, sh)) => {
-                for (w, warp) in ws.iter_mut().enumerate() {
-                    let w = w as u32;
-                    warp.reset(
-                        w * lanes,
-                        threads - w * lanes,
-                        ctx.block,
-                        &ctx.info.zeroed_regs,
-                    );
-                }
-                (ws, Some(sh))
+        let restored = saved.is_some();
+        let mut saved_phases = None;
+        let (mut warps, spare_shared) = match saved {
+            Some(cta) => {
+                saved_phases = Some(cta.phases);
+                (cta.warps, Some(cta.shared))
             }
-            None => (Vec::with_capacity(nwarps as usize), self.shared_pool.pop()),
+            None => match self.spare_ctas.pop() {
+                Some((mut ws, sh)) => {
+                    for (w, warp) in ws.iter_mut().enumerate() {
+                        let w = w as u32;
+                        warp.reset(
+                            w * lanes,
+                            threads - w * lanes,
+                            ctx.block,
+                            &ctx.info.zeroed_regs,
+                        );
+                    }
+                    (ws, Some(sh))
+                }
+                None => (Vec::with_capacity(nwarps as usize), self.shared_pool.pop()),
+            },
         };
         let reuse = !warps.is_empty();
         let mut slots = Vec::with_capacity(nwarps as usize);
@@ -95,6 +130,8 @@ impl Sm {
             let sb = std::mem::take(&mut slot.sb);
             let mut ibuf = std::mem::take(&mut slot.ibuf);
             ibuf.clear();
+            let fw = &warps[w as usize];
+            let (done, pc, at_barrier) = (fw.done(), fw.pc().unwrap_or(0), fw.barrier.is_some());
             *slot = WarpSlot {
                 live: true,
                 cta: c as u32,
@@ -103,6 +140,9 @@ impl Sm {
                 sb,
                 ibuf,
                 start: now + 1,
+                fetch_pc: pc,
+                done,
+                barrier_wait: at_barrier,
                 ..WarpSlot::default()
             };
             slot.sb.clear(ctx.sb_words);
@@ -114,11 +154,11 @@ impl Sm {
             self.views[s as usize] = WarpView {
                 live: true,
                 age: now,
-                done: false,
-                at_barrier: false,
+                done,
+                at_barrier,
                 long_pending: 0,
                 cta: c as u32,
-                pc: 0,
+                pc,
                 lanes: (threads - w * lanes).min(lanes),
             };
             self.vta.clear(s);
@@ -137,11 +177,18 @@ impl Sm {
             self.live_by_dyn_id.insert(p, (d, s));
         }
         self.cta_barrier[c] = CtaBarrier::default();
+        if restored {
+            let waiting = warps.iter().filter(|w| w.barrier.is_some()).count() as u32;
+            self.cta_barrier[c].waiting = waiting;
+            self.cta_barrier[c].first_hit = now;
+        }
         if let Some(t) = self.timeline.as_mut() {
             t.cta_placed(c, id, &slots, now + 1);
         }
+        let g = ctx.grid;
         self.ctas[c] = Some(CtaSlot {
             id,
+            linear: id[0] + g[0] * (id[1] + g[1] * id[2]),
             shared: match spare_shared {
                 Some(mut sh) => {
                     sh.clear();
@@ -155,7 +202,9 @@ impl Sm {
             threads,
             regs: need[2],
             smem: need[3],
-            phases: crate::timing::barrier_stats::CtaPhases::new(nwarps as usize, now + 1),
+            phases: saved_phases.unwrap_or_else(|| {
+                crate::timing::barrier_stats::CtaPhases::new(nwarps as usize, now + 1)
+            }),
         });
         self.used[0] += need[0];
         self.used[1] += need[1];
@@ -164,6 +213,45 @@ impl Sm {
         self.used[4] += 1;
         self.active = true;
         self.issue_dirty = true;
+        c as u32
+    }
+
+    /// Takes CTA slot `c` (drained: [`Sm::cta_drained`]) off this SM at the
+    /// end of cycle `now`, freeing its resources, and returns its state (a
+    /// context switch out, `wg_sync.rs`).
+    pub fn evict_cta(&mut self, c: u32, now: u64) -> CtaSlot {
+        let cta = self.ctas[c as usize].take().expect("a resident CTA");
+        let ns = self.sched_warps.len() as u32;
+        for &s in &cta.slots {
+            self.charge_until(s, now + 1);
+            self.policies[(s % ns) as usize].on_warp_exit(s);
+            let w = &mut self.warps[s as usize];
+            w.live = false;
+            w.ibuf.clear();
+            self.refresh_fetch_need(s);
+            self.views[s as usize] = WarpView::default();
+            for (a, b) in &mut self.sched_warps {
+                a.retain(|&x| x != s);
+                b.retain(|&x| x != s);
+            }
+            self.live_slots.retain(|&x| x != s);
+            let d = self.warps[s as usize].dyn_id;
+            if let Ok(p) = self.live_by_dyn_id.binary_search(&(d, s)) {
+                self.live_by_dyn_id.remove(p);
+            }
+        }
+        if let Some(t) = self.timeline.as_mut() {
+            t.cta_retired(c as usize);
+        }
+        self.cta_barrier[c as usize] = CtaBarrier::default();
+        self.used[0] -= cta.slots.len() as u32;
+        self.used[1] -= cta.threads;
+        self.used[2] -= cta.regs;
+        self.used[3] -= cta.smem;
+        self.used[4] -= 1;
+        self.active = true;
+        self.issue_dirty = true;
+        cta
     }
 
     /// Retires CTAs whose warps all exited and drained (at the end of cycle
@@ -231,6 +319,7 @@ impl Sm {
             if let Some(t) = self.timeline.as_mut() {
                 t.cta_retired(c);
             }
+            self.retired_wgs.push(cta.linear);
             self.spare_ctas.push((
                 std::mem::take(&mut cta.warps),
                 std::mem::take(&mut cta.shared),

@@ -9,12 +9,15 @@ use crate::func::error::SimErrorKind;
 use crate::func::{GlobalMemory, SimError};
 use crate::sched::LaunchInfo;
 use crate::sched::registry::{self, PolicyEnv, PolicyError};
+use crate::sync::policy::SyncPolicy;
 use crate::timing::barrier_stats::{BarrierCounters, BarrierStats};
 use crate::timing::cta::{CtaScheduler, cta_need, never_fits};
 use crate::timing::memsys::{MemSys, Packet};
 use crate::timing::sm::{IssueRecord, LaunchCtx, Sm};
+use crate::timing::sm_sync::AtomicSeen;
 use crate::timing::stats::{LaunchStats, SmStats, Stats};
 use crate::timing::timeline::{Timeline, TimelineRecorder, TimelineSelection};
+use crate::timing::wg_sync::{CONTEXT_TAG, WgSync};
 
 /// The simulated GPU (persists across a workload's launches: L2 and DRAM
 /// state carry over, L1 caches are invalidated at each launch).
@@ -44,6 +47,12 @@ pub struct Gpu {
     ran: Vec<usize>,
     /// Barrier-phase sums of every finished launch.
     barrier_totals: BarrierCounters,
+    /// Work-group synchronization (`--sync`).
+    sync: WgSync,
+    /// Scratch: what the atomic being performed told `sync`.
+    seen: AtomicSeen,
+    /// Scratch: waiting loads the SMs executed this cycle.
+    issue_waits: Vec<crate::timing::sm_sync::WaitSeen>,
 }
 
 impl Gpu {
@@ -115,7 +124,27 @@ impl Gpu {
             wake: vec![0; cfg.core.num_sms.max(1) as usize],
             ran: Vec::new(),
             barrier_totals: BarrierCounters::default(),
+            sync: WgSync::new(SyncPolicy::Busy, cfg),
+            seen: AtomicSeen::default(),
+            issue_waits: Vec::new(),
         })
+    }
+
+    /// Chooses the work-group synchronization policy (`--sync`; before the
+    /// first launch).
+    pub fn set_sync(&mut self, policy: SyncPolicy) {
+        self.sync = WgSync::new(policy, &self.cfg);
+        self.mem.observe_writes = policy.monitors();
+    }
+
+    /// The work-group synchronization policy.
+    pub fn sync_policy(&self) -> SyncPolicy {
+        self.sync.policy()
+    }
+
+    /// The synchronization statistics so far.
+    pub fn sync_stats(&self) -> crate::timing::wg_sync::SyncStats {
+        self.sync.stats()
     }
 
     /// Runs one launch to completion.
@@ -181,6 +210,7 @@ impl Gpu {
         }
         let mut last_progress = start;
         let launch_index = self.launches.len() as u32;
+        self.sync.start_launch(launch_index, start);
         for sm in &mut self.sms {
             if let Some(t) = sm.timeline.as_mut() {
                 t.launch_start(launch_index, &ctx.kernel.name, ctx.grid, start);
@@ -191,11 +221,40 @@ impl Gpu {
             self.atomics.clear();
             self.replies.clear();
             let mem_active = self.mem.cycle(now, &mut self.atomics, &mut self.replies);
+            let unstarted = !ctas.exhausted();
             for a in &self.atomics {
-                self.sms[a.sm as usize].perform_global_atomic(a.tag, global);
+                self.sms[a.sm as usize].perform_global_atomic(a.tag, global, ctx, &mut self.seen);
+                // Its accesses first: a failed waiting atomic's own access
+                // must not resume the WG it is about to block.
+                for &addr in &self.seen.accessed {
+                    self.sync.on_access(now, addr, global, &mut self.sms);
+                }
+                if let Some(w) = self.seen.wait {
+                    self.sync.on_wait(now, w, &mut self.sms, unstarted);
+                }
+            }
+            if !self.mem.arrived_writes.is_empty() {
+                let writes = std::mem::take(&mut self.mem.arrived_writes);
+                for p in &writes {
+                    self.sync.on_store(now, p, global, &mut self.sms);
+                }
+                self.mem.arrived_writes = writes;
+                self.mem.arrived_writes.clear();
             }
             for r in &self.replies {
-                self.per_sm[r.sm as usize].push(*r);
+                if r.tag & CONTEXT_TAG != 0 && r.kind != crate::timing::memsys::PacketKind::Atomic {
+                    self.sync.on_context_reply(now, r, &mut self.sms);
+                } else {
+                    self.per_sm[r.sm as usize].push(*r);
+                }
+            }
+            self.sync
+                .tick(now, ctx, &mut self.sms, &mut self.mem, global, unstarted);
+            for s in self.sync.touched.drain(..) {
+                self.wake[s as usize] = self.wake[s as usize].min(now);
+            }
+            if std::mem::take(&mut self.sync.freed) {
+                ctas.on_retire();
             }
             // SMs run when they may change state: a reply arrived, or their
             // own next event is due (always, without idle skipping). A
@@ -226,7 +285,10 @@ impl Gpu {
                 sm.cycle(now, ctx, &mut self.mem, global, replies)?;
                 if sm.maybe_retire && sm.retire_ctas(now, launch_index) > 0 {
                     ctas.on_retire();
+                    self.sync.on_retired(now, &sm.retired_wgs);
                 }
+                sm.retired_wgs.clear();
+                self.issue_waits.append(&mut sm.wait_events);
                 // Only a running SM can make progress.
                 if std::mem::take(&mut sm.progressed) {
                     last_progress = now;
@@ -235,6 +297,13 @@ impl Gpu {
             }
             for r in &self.replies {
                 self.per_sm[r.sm as usize].clear();
+            }
+            // Waiting loads executed at issue (`busy`): counted only.
+            for w in std::mem::take(&mut self.issue_waits) {
+                self.sync.on_wait(now, w, &mut self.sms, unstarted);
+            }
+            if std::mem::take(&mut self.sync.progressed) {
+                last_progress = now;
             }
             let contention = crate::sched::Contention {
                 dram_full: self.mem.stats.dram_full,
@@ -251,6 +320,10 @@ impl Gpu {
                 last_progress = now;
             }
             if now - last_progress > ctx.cfg.sim.progress_window {
+                let wgs = self.sync.waiting_wgs(global, ctx.grid);
+                if !wgs.is_empty() {
+                    return Err(self.sync_deadlock(ctx, ctx.cfg.sim.progress_window, wgs));
+                }
                 let resident: u64 = self.sms.iter().map(|s| u64::from(s.used[4])).sum();
                 let mut e = self.deadlock(ctx);
                 e.kind = SimErrorKind::NoProgress {
@@ -281,7 +354,10 @@ impl Gpu {
             for &w in &self.wake {
                 next = next.min(w);
             }
-            if ctas.exhausted() && self.sms.iter().all(Sm::empty) {
+            if let Some(t) = self.sync.next_due(now) {
+                next = next.min(t);
+            }
+            if ctas.exhausted() && self.sms.iter().all(Sm::empty) && !self.sync.outstanding() {
                 self.now += 1;
                 for sm in &mut self.sms {
                     sm.account(self.now - sm.last_run);
@@ -298,6 +374,10 @@ impl Gpu {
                 next = next.min(t);
             }
             if next == u64::MAX {
+                let wgs = self.sync.waiting_wgs(global, ctx.grid);
+                if !wgs.is_empty() {
+                    return Err(self.sync_deadlock(ctx, 0, wgs));
+                }
                 return Err(self.deadlock(ctx));
             }
             let step = if skip { next.max(now + 1) - now } else { 1 };
@@ -319,6 +399,7 @@ impl Gpu {
                 return Err(e);
             }
         }
+        self.sync.end_launch(self.now);
         for sm in &mut self.sms {
             for p in &mut sm.policies {
                 p.on_launch_end();
@@ -377,6 +458,29 @@ impl Gpu {
             total.merge(&s.stats);
         }
         total
+    }
+
+    /// A [`SimErrorKind::Deadlock`] naming the waiting work-groups.
+    fn sync_deadlock(
+        &self,
+        ctx: &LaunchCtx<'_>,
+        window: u64,
+        mut wgs: Vec<crate::func::error::WaitingWg>,
+    ) -> SimError {
+        for w in &mut wgs {
+            if let Some(pc) = w.pc {
+                w.line = ctx.kernel.insts[pc as usize].line;
+            }
+        }
+        let mut e = SimError::launch(&ctx.kernel.name, "");
+        if let Some(w) = wgs.first() {
+            e.inst = w.pc;
+            e.line = w.line;
+            e.cta = w.cta;
+            e.addr = w.addr;
+        }
+        e.kind = SimErrorKind::Deadlock { window, wgs };
+        e
     }
 
     fn deadlock(&self, ctx: &LaunchCtx<'_>) -> SimError {
@@ -479,6 +583,7 @@ impl Gpu {
                 w
             },
             warps_omitted: self.sms.iter().map(|s| s.warp_records_omitted).sum(),
+            sync: self.sync.stats(),
         }
     }
 }

@@ -94,7 +94,8 @@ impl<'p> TimingHost<'p> {
             profile: policies.profile.clone(),
             recorder: recorder.clone(),
         };
-        let gpu = Gpu::with_env(cfg, &policies.sched, &policies.fetch, &policies.cta, &env)?;
+        let mut gpu = Gpu::with_env(cfg, &policies.sched, &policies.fetch, &policies.cta, &env)?;
+        gpu.set_sync(policies.sync);
         let options = FunctionalOptions {
             warp_size: cfg.core.warp_size,
             nsm: cfg.core.num_sms,
@@ -193,6 +194,7 @@ impl Host for TimingHost<'_> {
             code_base: crate::timing::fetch::CODE_BASE + ((k as u64) << 32),
             analysis: &program.analyses[k],
             dynamic_shared: shared_bytes,
+            sync: self.gpu.sync_policy(),
         };
         let (rpt, source) = match self.regs[k] {
             Some(r) => r,
@@ -271,6 +273,8 @@ pub struct Policies {
     /// Record a DAWS load classification profile during the run
     /// (`gpusim profile`; returned in [`TimedRun::profile`]).
     pub record_profile: bool,
+    /// Work-group synchronization policy (`--sync`).
+    pub sync: crate::sync::policy::SyncPolicy,
 }
 
 impl Policies {
@@ -284,6 +288,7 @@ impl Policies {
             cta: "rr".to_string(),
             profile: None,
             record_profile: false,
+            sync: crate::sync::policy::SyncPolicy::Busy,
         }
     }
 }

@@ -566,6 +566,7 @@ impl Sm {
                 dynamic_smem: ctx.dynamic_shared,
                 total_smem: ctx.info.shared_dynamic_base as u32 + ctx.dynamic_shared,
             },
+            waits_at_l2: ctx.sync.waits_at_l2(),
         };
         exec_into(fw, &mut cx, &mut self.dyn_buf)?;
         if let Some(log) = self.issue_log.as_mut() {
@@ -581,6 +582,9 @@ impl Sm {
             });
         }
         let d = self.dyn_buf;
+        if d.waiting && !ctx.sync.waits_at_l2() {
+            self.note_waiting_load(slot, head.pc, ctx);
+        }
         self.stats.warp_insts += 1;
         self.warps[si].insts += 1;
         let lanes = d.exec.count_ones();

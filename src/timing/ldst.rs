@@ -519,18 +519,6 @@ impl Sm {
             self.views[slot].long_pending -= 1;
         }
     }
-
-    /// Performs the pending global atomic of the instruction tracked by
-    /// in-flight record `id` (its first packet reached L2).
-    pub fn perform_global_atomic(&mut self, id: u32, global: &mut GlobalMemory) {
-        let slot = self.inflight[id as usize].slot as usize;
-        let (c, index) = (
-            self.warps[slot].cta as usize,
-            self.warps[slot].index as usize,
-        );
-        let cta = self.ctas[c].as_mut().expect("an atomic's CTA is resident");
-        perform_atomic(&mut cta.warps[index], global, &mut cta.shared);
-    }
 }
 
 /// Counts an L1D eviction and puts the line into the victim tags of the

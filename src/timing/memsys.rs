@@ -160,6 +160,11 @@ pub struct MemStats {
 /// The interconnect, L2 slices and DRAM channels.
 #[derive(Debug)]
 pub struct MemSys {
+    /// Collect write packets arriving at the slices in `arrived_writes`
+    /// (the SyncMon watches them).
+    pub observe_writes: bool,
+    /// Write packets that reached their slice since the GPU last looked.
+    pub arrived_writes: Vec<Packet>,
     icnt_latency: u64,
     flit_bytes: u32,
     flits_per_cycle: u32,
@@ -218,6 +223,8 @@ impl MemSys {
     pub fn new(cfg: &GpuConfig) -> MemSys {
         let slices = cfg.l2.slices.max(1);
         MemSys {
+            observe_writes: false,
+            arrived_writes: Vec::new(),
             icnt_latency: u64::from(cfg.icnt.latency),
             flit_bytes: cfg.icnt.flit_bytes.max(1),
             flits_per_cycle: cfg.icnt.flits_per_cycle.max(1),
@@ -494,6 +501,9 @@ impl MemSys {
             if p.kind == PacketKind::Atomic && p.perform {
                 self.stats.atomics += 1;
                 atomics.push(p);
+            }
+            if self.observe_writes && p.kind == PacketKind::Write {
+                self.arrived_writes.push(p);
             }
             let s = s as usize;
             let ready = at + self.l2_latency;

@@ -24,12 +24,14 @@ pub mod mshr_index;
 pub mod opcoll;
 pub mod scoreboard;
 pub mod sm;
+pub mod sm_sync;
 pub mod stats;
 pub mod sweep;
 pub mod timeline;
 pub mod units;
 pub mod victim_tags;
 pub mod warp_charge;
+pub mod wg_sync;
 
 pub use gpu::Gpu;
 pub use host::{Policies, TimedRun, TimingHost, run_timed, run_timed_timeline, run_timed_with};

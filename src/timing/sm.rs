@@ -43,6 +43,8 @@ pub struct LaunchCtx<'a> {
     pub analysis: &'a crate::analysis::KernelAnalysis,
     /// Bytes of dynamic (`.extern .shared`) shared memory per CTA.
     pub dynamic_shared: u32,
+    /// The `--sync` policy (waiting loads go to the L2 unless `busy`).
+    pub sync: crate::sync::policy::SyncPolicy,
 }
 
 /// One issued instruction (the issue log, for tests and `--issue-log`).
@@ -224,6 +226,8 @@ impl IssueSlot {
 pub struct CtaSlot {
     /// CTA index.
     pub id: [u32; 3],
+    /// Its linear index in the grid (the work-group id of `wg_sync.rs`).
+    pub linear: u32,
     /// Shared memory.
     pub shared: Vec<u8>,
     /// Functional warps.
@@ -512,6 +516,13 @@ pub struct Sm {
     /// Records warps' states over time, when a timeline is asked for
     /// (`timeline.rs`; the SM then runs the full issue stage).
     pub timeline: Option<Box<crate::timing::timeline::TimelineRecorder>>,
+    /// Waiting loads executed at issue this cycle (`--sync busy`), for the
+    /// synchronization controller.
+    pub wait_events: Vec<crate::timing::sm_sync::WaitSeen>,
+    /// Removed from the kernel by an oversubscription event: takes no CTA.
+    pub offline: bool,
+    /// Linear ids of the CTAs retired by the last [`Sm::retire_ctas`].
+    pub retired_wgs: Vec<u32>,
 }
 
 impl Sm {
@@ -610,6 +621,9 @@ impl Sm {
             next_reason_timer: u64::MAX,
             barrier_counters: Default::default(),
             timeline: None,
+            wait_events: Vec::new(),
+            offline: false,
+            retired_wgs: Vec::new(),
         }
     }
 

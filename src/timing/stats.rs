@@ -421,6 +421,9 @@ pub struct Stats {
     /// Retired warps beyond [`MAX_WARP_RECORDS_PER_SM`] per SM, counted
     /// but not listed in `warps`.
     pub warps_omitted: u64,
+    /// Work-group synchronization (`--sync`): waits, resumes, SyncMon,
+    /// context switches, per-WG running and waiting cycles.
+    pub sync: crate::timing::wg_sync::SyncStats,
 }
 
 /// Retired warps whose [`WarpRecord`] an SM keeps; later ones are only
