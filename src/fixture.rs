@@ -84,6 +84,10 @@ pub struct Spec {
     /// CTA policy for every scheduler (default `rr`).
     #[serde(default)]
     pub cta: Option<String>,
+    /// Work-group synchronization policy for every scheduler (`--sync`,
+    /// default `busy`).
+    #[serde(default)]
+    pub sync: Option<String>,
     /// Expected functional outcome.
     pub check: ExpectedCheck,
     /// Schedulers deliberately not run, each with the reason.
@@ -292,6 +296,11 @@ impl Fixture {
         {
             return Err(invalid(format!("unknown CTA policy `{c}`")));
         }
+        if let Some(y) = &spec.sync
+            && let Err(e) = crate::sync::policy::SyncPolicy::parse(y)
+        {
+            return Err(invalid(e));
+        }
         Ok(Fixture {
             path: path.to_path_buf(),
             text,
@@ -372,6 +381,10 @@ impl Fixture {
         }
         if let Some(c) = &self.spec.cta {
             policies.cta = c.clone();
+        }
+        if let Some(y) = &self.spec.sync {
+            policies.sync = crate::sync::policy::SyncPolicy::parse(y)
+                .map_err(|e| self.err(FixtureErrorKind::Invalid(e)))?;
         }
         if sched == "daws-profiled" {
             // The profile is recorded on the fixture's own input (under

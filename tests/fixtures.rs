@@ -182,6 +182,24 @@ fn every_cta_policy_has_a_fixture() {
     }
 }
 
+#[test]
+fn every_sync_policy_has_a_fixture() {
+    let used: Vec<String> = fixtures()
+        .iter()
+        .filter_map(|p| Fixture::load(p).ok())
+        .map(|f| f.spec.sync.unwrap_or_else(|| "busy".into()))
+        .collect();
+    for (name, _) in gpusim::sync::policy::SYNC_POLICIES {
+        // `sleep:MAX` and `timeout:T` take a value.
+        let family = name.split(':').next().unwrap_or(name);
+        assert!(
+            used.iter()
+                .any(|u| u.split(':').next().unwrap_or(u) == family),
+            "no fixture runs sync policy `{name}` (`sync = \"{name}\"` in a fixture)"
+        );
+    }
+}
+
 // ---- `gpusim bless` --------------------------------------------------------
 
 fn gpusim(args: &[&str]) -> (i32, String, String) {
