@@ -141,6 +141,9 @@ fn a_lock_that_never_waits_loses_updates() {
     assert!(text.contains("MISMATCH in `data`"), "{text}");
 }
 
+/// An edit of a kernel's PTX text.
+type PtxEdit = fn(&str) -> String;
+
 /// Replaces every `ld.global.wait.b32 d, [a], expected;` with
 /// `mov.b32 d, expected;`: the wait "succeeds" at once.
 fn never_wait(ptx: &str) -> String {
@@ -178,7 +181,7 @@ fn fake_cas(ptx: &str) -> String {
 
 #[test]
 fn a_barrier_that_does_not_wait_corrupts_the_episodes() {
-    let cases: [(&str, fn(&str) -> String); 2] = [
+    let cases: [(&str, PtxEdit); 2] = [
         ("atomic_tree_barrier_uniq", fake_cas),
         ("lf_tree_barrier_uniq_local_exch", never_wait),
     ];
@@ -304,9 +307,9 @@ fn the_awg_kernels_hold_under_the_most_contention() {
 fn a_hash_table_too_small_for_its_keys_is_refused() {
     let p = prepare(&sync_dir().join("hash_table.toml"), None).unwrap();
     let args = [("buckets".to_string(), "1".to_string())];
-    let e = run_functional(&p, &args, FunctionalOptions::default(), None)
-        .err()
-        .expect("128 keys do not fit one bucket of 32");
+    let Err(e) = run_functional(&p, &args, FunctionalOptions::default(), None) else {
+        panic!("128 keys do not fit one bucket of 32");
+    };
     let e = format!("{e:?}");
     assert!(e.contains("bucket 0 receives 128 keys but holds 32"), "{e}");
 }
