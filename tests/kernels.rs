@@ -159,22 +159,24 @@ fn fwt_barriers_sit_where_the_algorithm_puts_them() {
 
 #[test]
 fn sync_kernels_use_the_waiting_extensions_inside_spin_loops() {
-    // Every HeteroSync entry (kernels/sync/, global and local scope) waits
-    // with a gpusim extension, always inside a spin loop that re-checks.
+    // Every HeteroSync entry (kernels/sync/, global and local scope) and
+    // every AWG kernel beside them (the ticket lock's two columns, hash
+    // table, bank account) waits with a gpusim extension, always inside a
+    // spin loop that re-checks.
     let files = ptx_files("kernels/sync");
-    assert_eq!(files.len(), 6);
+    assert_eq!(files.len(), 9);
     for f in files {
         let p = gpusim::load(&f).unwrap_or_else(|d| panic!("{d}"));
-        assert_eq!(
-            p.module.kernels.len(),
-            2,
-            "{}: a global and a local entry",
-            f.display()
-        );
+        let stem = f.file_stem().unwrap().to_string_lossy();
+        let entries = match stem.as_ref() {
+            "hash_table" | "bank_account" => 1,
+            _ => 2, // global and local scope; the ticket lock's two columns
+        };
+        assert_eq!(p.module.kernels.len(), entries, "{}", f.display());
         for (ki, k) in p.module.kernels.iter().enumerate() {
             let a = &p.analyses[ki];
             let waits: Vec<usize> = (0..k.insts.len())
-                .filter(|&i| k.insts[i].mods.has(flag::WAIT))
+                .filter(|&i| k.insts[i].mods.has(flag::WAIT) || k.insts[i].op == Opcode::Wait)
                 .collect();
             assert!(!waits.is_empty(), "{}: no waiting instruction", k.name);
             for w in waits {

@@ -1,6 +1,8 @@
-//! The HeteroSync primitives: every lock and barrier keeps its data right
-//! under many interleavings, and a lock or barrier with its waiting removed
-//! is caught by the check.
+//! The HeteroSync primitives and the AWG paper's other synchronization
+//! kernels (decentralized ticket lock, hash table, bank account): every
+//! lock and barrier keeps its data right under many interleavings, and a
+//! lock or barrier with its waiting or locking removed is caught by the
+//! check.
 
 use std::path::{Path, PathBuf};
 
@@ -18,20 +20,44 @@ fn manifests() -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
     v.sort();
-    assert_eq!(v.len(), 12, "six primitives in two scopes");
+    assert_eq!(
+        v.len(),
+        16,
+        "six HeteroSync primitives in two scopes, the two ticket-lock columns \
+         of AWG Fig. 10, hash table, bank account"
+    );
     v
 }
 
 fn run(m: &Path, quantum: u32, resident: u32) -> gpusim::workload::Check {
+    run_with(m, &[], quantum, resident)
+}
+
+/// [`run`] with `--arg` overrides.
+fn run_with(
+    m: &Path,
+    args: &[(&str, &str)],
+    quantum: u32,
+    resident: u32,
+) -> gpusim::workload::Check {
     let p = prepare(m, None).unwrap_or_else(|e| panic!("{}: {e:?}", m.display()));
     let opts = FunctionalOptions {
         quantum,
         max_resident_ctas: resident,
         ..FunctionalOptions::default()
     };
-    run_functional(&p, &[], opts, None)
+    let args: Vec<(String, String)> = args
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    run_functional(&p, &args, opts, None)
         .unwrap_or_else(|e| panic!("{} (quantum {quantum}): {e:?}", m.display()))
         .check
+}
+
+/// The lock kernels (everything but the grid barriers).
+fn is_lock(m: &Path) -> bool {
+    !m.to_string_lossy().contains("barrier")
 }
 
 #[test]
@@ -46,12 +72,21 @@ fn every_primitive_is_correct_under_many_interleavings() {
 
 #[test]
 fn locks_need_no_co_residency() {
-    for m in manifests()
-        .iter()
-        .filter(|m| m.to_string_lossy().contains("mutex"))
-    {
-        let c = run(m, 5, 3);
-        assert!(c.passed(), "{} with 3 resident TBs: {c}", m.display());
+    let locks: Vec<PathBuf> = manifests().into_iter().filter(|m| is_lock(m)).collect();
+    assert_eq!(
+        locks.len(),
+        12,
+        "eight HeteroSync mutexes and four AWG kernels"
+    );
+    for m in &locks {
+        for (quantum, resident) in [(5, 3), (1, 2), (3, 1)] {
+            let c = run(m, quantum, resident);
+            assert!(
+                c.passed(),
+                "{} with {resident} resident TBs, quantum {quantum}: {c}",
+                m.display()
+            );
+        }
     }
 }
 
@@ -106,6 +141,9 @@ fn a_lock_that_never_waits_loses_updates() {
     assert!(text.contains("MISMATCH in `data`"), "{text}");
 }
 
+/// An edit of a kernel's PTX text.
+type PtxEdit = fn(&str) -> String;
+
 /// Replaces every `ld.global.wait.b32 d, [a], expected;` with
 /// `mov.b32 d, expected;`: the wait "succeeds" at once.
 fn never_wait(ptx: &str) -> String {
@@ -143,7 +181,7 @@ fn fake_cas(ptx: &str) -> String {
 
 #[test]
 fn a_barrier_that_does_not_wait_corrupts_the_episodes() {
-    let cases: [(&str, fn(&str) -> String); 2] = [
+    let cases: [(&str, PtxEdit); 2] = [
         ("atomic_tree_barrier_uniq", fake_cas),
         ("lf_tree_barrier_uniq_local_exch", never_wait),
     ];
@@ -169,5 +207,147 @@ fn a_barrier_that_does_not_wait_corrupts_the_episodes() {
                 );
             }
         }
+    }
+}
+
+/// Replaces every line starting with `prefix` (`op d, [a], …;`) with
+/// `mov.b32 d, value;`: the instruction "succeeds" without looking at memory.
+fn replace_with_mov(ptx: &str, prefix: &str, value: &str) -> String {
+    ptx.lines()
+        .map(|l| match l.trim_start().strip_prefix(prefix) {
+            Some(rest) => {
+                let dst = rest.split(',').next().unwrap().trim();
+                format!("\tmov.b32 {dst}, {value};")
+            }
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Runs a broken kernel under several interleavings; returns the report of
+/// the first failing check, and panics if every interleaving passed.
+fn fails_under_some_interleaving(m: &Path, buffer: &str) -> String {
+    for quantum in [1, 2, 3, 7] {
+        let c = run(m, quantum, 1024);
+        if !c.passed() {
+            let text = c.to_string();
+            assert!(
+                text.contains(&format!("MISMATCH in `{buffer}")),
+                "{}: {text}",
+                m.display()
+            );
+            return text;
+        }
+    }
+    panic!("{}: the broken lock passed every interleaving", m.display());
+}
+
+#[test]
+fn a_ticket_lock_that_never_waits_loses_updates() {
+    // Right column of AWG Fig. 10: compare-and-wait "sees" 1 at once.
+    let m = broken("ticket_lock_cmpwait", never_wait);
+    fails_under_some_interleaving(&m, "data");
+    // Left column: the poll "sees" 1 at once (the separate wait is only a
+    // hint and is still executed, but never reached).
+    let m = broken("ticket_lock_wait", |p| {
+        replace_with_mov(p, "ld.volatile.global.u32", "1")
+    });
+    fails_under_some_interleaving(&m, "data");
+}
+
+#[test]
+fn a_hash_table_without_bucket_locks_loses_inserts() {
+    // The waiting CAS always "takes" the lock: inserts race and two keys
+    // land in one slot.
+    let m = broken("hash_table", |p| {
+        replace_with_mov(p, "atom.global.cas.wait.b32", "0")
+    });
+    let text = fails_under_some_interleaving(&m, "counts");
+    assert!(text.contains("MISMATCH in `slots"), "{text}");
+}
+
+#[test]
+fn a_bank_without_account_locks_loses_money() {
+    let m = broken("bank_account", |p| {
+        replace_with_mov(p, "atom.global.cas.wait.b32", "0")
+    });
+    fails_under_some_interleaving(&m, "balances");
+}
+
+#[test]
+fn the_awg_kernels_hold_under_the_most_contention() {
+    let dir = sync_dir();
+    // One bucket: every insert contends for the same lock.
+    let c = run_with(
+        &dir.join("hash_table.toml"),
+        &[("buckets", "1"), ("capacity", "128")],
+        1,
+        1024,
+    );
+    assert!(c.passed(), "hash_table, one bucket: {c}");
+    // Two accounts: every transfer locks both.
+    for seed in ["1", "2", "3"] {
+        let c = run_with(
+            &dir.join("bank_account.toml"),
+            &[("accounts", "2"), ("seed", seed)],
+            2,
+            1024,
+        );
+        assert!(c.passed(), "bank_account, two accounts, seed {seed}: {c}");
+    }
+    // A longer queue: 16 TBs x 20 tickets.
+    for m in ["ticket_lock_cmpwait", "ticket_lock_wait"] {
+        let c = run_with(&dir.join(format!("{m}.toml")), &[("iters", "20")], 3, 4);
+        assert!(c.passed(), "{m}, 20 iterations, 4 resident TBs: {c}");
+    }
+}
+
+#[test]
+fn a_hash_table_too_small_for_its_keys_is_refused() {
+    let p = prepare(&sync_dir().join("hash_table.toml"), None).unwrap();
+    let args = [("buckets".to_string(), "1".to_string())];
+    let Err(e) = run_functional(&p, &args, FunctionalOptions::default(), None) else {
+        panic!("128 keys do not fit one bucket of 32");
+    };
+    let e = format!("{e:?}");
+    assert!(e.contains("bucket 0 receives 128 keys but holds 32"), "{e}");
+}
+
+/// Every `// EXT` line of every `kernels/sync/*.ptx` is listed in its
+/// file's header as `line N  entry: instruction;  -- what`, with the right
+/// line number and instruction, and the header lists nothing else.
+#[test]
+fn every_extension_line_is_listed_in_its_header() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(sync_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 9);
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let listed: Vec<(usize, String)> = text
+            .lines()
+            .filter_map(|l| {
+                let rest = l.strip_prefix("//   line")?.trim_start();
+                let (n, rest) = rest.split_once(' ')?;
+                let (_entry, rest) = rest.trim_start().split_once(": ")?;
+                let (inst, _what) = rest.split_once("  -- ")?;
+                Some((n.parse().ok()?, inst.to_string()))
+            })
+            .collect();
+        let actual: Vec<(usize, String)> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.starts_with("//") && l.contains("// EXT"))
+            .map(|(i, l)| {
+                let code = l.split("//").next().unwrap();
+                (i + 1, code.split_whitespace().collect::<Vec<_>>().join(" "))
+            })
+            .collect();
+        assert!(!actual.is_empty(), "{}: no EXT line", f.display());
+        assert_eq!(listed, actual, "{}", f.display());
     }
 }

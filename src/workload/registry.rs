@@ -73,6 +73,17 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
             l,
         )?))
     }),
+    ("ticket_lock", |a, l| {
+        Ok(Box::new(drivers::sync_ticket::TicketLock::new(a, l)?))
+    }),
+    ("hash_table", |a, l| {
+        Ok(Box::new(drivers::sync_hash_table::HashTable::new(a, l)?))
+    }),
+    ("bank_account", |a, l| {
+        Ok(Box::new(drivers::sync_bank_account::BankAccount::new(
+            a, l,
+        )?))
+    }),
     ("gather", |a, l| {
         Ok(Box::new(drivers::gather::Gather::new(a, l)?))
     }),

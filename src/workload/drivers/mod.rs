@@ -5,6 +5,9 @@
 //! | `buffers` | [`buffers::Buffers`] | any | the manifest's `expect` / `expect_file` |
 //! | `spin_mutex`, `spin_mutex_ebo`, `fa_mutex`, `sleep_mutex` | [`sync_lock::Lock`] | `kernels/sync/*` (global and local scope) | protected data and lock words exact |
 //! | `atomic_tree_barrier`, `lf_tree_barrier` | [`sync_barrier::GridBarrier`] | `kernels/sync/*` (plain and local exchange) | episode data, progress, barrier words exact |
+//! | `ticket_lock` | [`sync_ticket::TicketLock`] | `ticket_lock_cmpwait`, `ticket_lock_wait` (`kernels/sync/`, AWG Fig. 10) | protected data, queue entries and tail exact |
+//! | `hash_table` | [`sync_hash_table::HashTable`] | `hash_table` (`kernels/sync/`) | per-bucket counts exact, per-bucket key multisets exact, locks 0 |
+//! | `bank_account` | [`sync_bank_account::BankAccount`] | `bank_account` (`kernels/sync/`) | every balance exact (CPU replay), total conserved, locks 0 |
 //! | `vector_add` | [`vector_add::VectorAdd`] | `vector_add` | `c` exact |
 //! | `spmv_scalar` | [`spmv_scalar::SpmvScalar`] | `spmv_csr_scalar_kernel` | `out` exact |
 //! | `spmv_vector` | [`spmv_vector::SpmvVector`] | `spmv_csr_vector_kernel` | `out` exact (and rel 1e-5 of the sequential sum) |
@@ -91,8 +94,11 @@ pub mod spmv_vector;
 pub mod srad;
 pub mod stencil2d;
 pub mod storegpu;
+pub mod sync_bank_account;
 pub mod sync_barrier;
+pub mod sync_hash_table;
 pub mod sync_lock;
+pub mod sync_ticket;
 pub mod vector_add;
 
 pub mod asian_option;
@@ -128,6 +134,26 @@ fn nonneg_f64(args: &mut Args, key: &str, default: f64) -> Result<f64, WorkloadE
             "`{key}` = {v} must be a finite number >= 0"
         )))
     }
+}
+
+/// The TB count of a HeteroSync-shaped kernel (`kernels/sync/`): one warp
+/// per TB (block `[32, 1, 1]`, the default) and a 1-D grid (default 16 TBs).
+fn one_warp_tbs(kernel: &str, launch: &Launch) -> Result<u32, WorkloadError> {
+    let b = launch.block_or([32, 1, 1]);
+    if b != [32, 1, 1] {
+        return Err(WorkloadError::Args(format!(
+            "{kernel} runs one warp per TB: block must be [32, 1, 1], got {}",
+            shape(b)
+        )));
+    }
+    let g = launch.grid_or([16, 1, 1]);
+    if g[1] != 1 || g[2] != 1 || g[0] == 0 {
+        return Err(WorkloadError::Args(format!(
+            "{kernel} needs a 1-D grid [x, 1, 1] with x >= 1, got {}",
+            shape(g)
+        )));
+    }
+    Ok(g[0])
 }
 
 fn shape(v: [u32; 3]) -> String {
