@@ -23,6 +23,12 @@ const FIXTURES: &[&str] = &[
     "fixtures/gtx480/fwt_fetch_cff.toml",
     "fixtures/gtx480/fwt_fetch_fef.toml",
     "fixtures/gtx480/vector_add_cta_throttle.toml",
+    // Work-group synchronization: sleeping WGs, SyncMon resumes and
+    // timeouts, context switches out and in through the memory system.
+    "fixtures/awg/spin_mutex_global_sleep.toml",
+    "fixtures/awg/spin_mutex_global_monnr_one.toml",
+    "fixtures/awg/atomic_tree_barrier_uniq_oversubscribed_timeout.toml",
+    "fixtures/awg/atomic_tree_barrier_uniq_oversubscribed_awg.toml",
 ];
 
 fn json(f: &Fixture, sched: &str, idle_skip: bool) -> String {
