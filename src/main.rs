@@ -405,6 +405,8 @@ enum ReproPaper {
     Lfws,
     /// BLWS (block-latency warp scheduling) Figs. 3 and 4.
     Blws,
+    /// AWG (ISCA 2020) Figs. 7, 8, 9, 14 and 15: the --sync policies.
+    Awg,
 }
 
 /// One paper's reproduction as `gpusim repro` reports it.
@@ -430,12 +432,13 @@ fn repro_cmd(
     kernels: Vec<String>,
     colour: bool,
 ) -> ExitCode {
-    use gpusim::report::{repro, repro_baws, repro_latency};
+    use gpusim::report::{repro, repro_awg, repro_baws, repro_latency};
     let default = match paper {
         ReproPaper::Daws => repro::DEFAULT_DIR,
         ReproPaper::Baws => repro_baws::DEFAULT_DIR,
         ReproPaper::Lfws => repro_latency::LFWS.dir,
         ReproPaper::Blws => repro_latency::BLWS.dir,
+        ReproPaper::Awg => repro_awg::DEFAULT_DIR,
     };
     let dir = dir.unwrap_or_else(|| {
         let here = PathBuf::from(default);
@@ -486,6 +489,24 @@ fn repro_cmd(
                     .errors()
                     .iter()
                     .map(|(k, s, e)| format!("{k} {}: {e}", s.label()))
+                    .collect(),
+                json: r.to_json(),
+            })
+        }
+        ReproPaper::Awg => {
+            let opts = repro::Options {
+                dir,
+                jobs,
+                quick,
+                only: kernels,
+            };
+            repro_awg::run(&opts, &progress).map(|r| ReproOutput {
+                cells: r.cells(),
+                tables: r.tables(),
+                errors: r
+                    .errors()
+                    .iter()
+                    .map(|(k, s, e)| format!("{k} {s}: {e}"))
                     .collect(),
                 json: r.to_json(),
             })

@@ -3,6 +3,7 @@
 pub mod cfg_text;
 pub mod correlate;
 pub mod repro;
+pub mod repro_awg;
 pub mod repro_baws;
 pub mod repro_latency;
 pub mod summary;
