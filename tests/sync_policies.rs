@@ -28,9 +28,7 @@ fn sync_manifests() -> Vec<PathBuf> {
 fn policies() -> Vec<SyncPolicy> {
     SYNC_POLICIES
         .iter()
-        .map(|(n, _)| {
-            SyncPolicy::parse(&n.replace("MAX", "4000").replace(":T", ":2000")).unwrap()
-        })
+        .map(|(n, _)| SyncPolicy::parse(&n.replace("MAX", "4000").replace(":T", ":2000")).unwrap())
         .collect()
 }
 
@@ -86,11 +84,15 @@ fn every_policy_runs_every_sync_kernel_correctly() {
 
 #[test]
 fn the_baseline_deadlocks_when_a_barrier_member_is_switched_out() {
-    let m = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/sync/atomic_tree_barrier_uniq.toml");
+    let m =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/sync/atomic_tree_barrier_uniq.toml");
     for p in [SyncPolicy::Busy, SyncPolicy::Sleep { max: 4000 }] {
         let e = match run(&m, p, OVERSUBSCRIBED) {
             Err(RunError::Workload(WorkloadError::Sim(e))) => e,
-            Ok(r) => panic!("{p} finished ({} cycles), expected a deadlock", r.stats.cycles),
+            Ok(r) => panic!(
+                "{p} finished ({} cycles), expected a deadlock",
+                r.stats.cycles
+            ),
             Err(e) => panic!("{p}: {e:?}"),
         };
         let SimErrorKind::Deadlock { window, wgs } = &e.kind else {
@@ -100,7 +102,11 @@ fn the_baseline_deadlocks_when_a_barrier_member_is_switched_out() {
         // Round-robin placement puts WGs 7 and 15 on CU 7, the one removed:
         // they are named first, switched out; the 14 others wait on a
         // barrier word for a value it does not hold.
-        let out: Vec<[u32; 3]> = wgs.iter().filter(|w| w.sm.is_none()).map(|w| w.cta).collect();
+        let out: Vec<[u32; 3]> = wgs
+            .iter()
+            .filter(|w| w.sm.is_none())
+            .map(|w| w.cta)
+            .collect();
         assert_eq!(out, [[7, 0, 0], [15, 0, 0]], "{p}");
         let waiting: Vec<_> = wgs.iter().filter(|w| w.sm.is_some()).collect();
         assert_eq!(waiting.len(), 14, "{p}");
@@ -109,13 +115,17 @@ fn the_baseline_deadlocks_when_a_barrier_member_is_switched_out() {
             assert_ne!(w.value, w.expected, "{p}: {w} waits for what it holds");
         }
         let text = e.to_string();
-        assert!(text.contains("deadlock") && text.contains("switched out"), "{text}");
+        assert!(
+            text.contains("deadlock") && text.contains("switched out"),
+            "{text}"
+        );
     }
 }
 
 #[test]
 fn every_policy_that_can_yield_its_slot_survives_the_lost_cu() {
-    let m = Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/sync/atomic_tree_barrier_uniq.toml");
+    let m =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("kernels/sync/atomic_tree_barrier_uniq.toml");
     for p in policies().into_iter().filter(|p| p.switches_out()) {
         let r = run(&m, p, OVERSUBSCRIBED).unwrap_or_else(|e| panic!("{p}: {e:?}"));
         assert!(r.check.passed(), "{p}: {}", r.check);
@@ -130,7 +140,10 @@ fn every_policy_that_can_yield_its_slot_survives_the_lost_cu() {
         let per = y.context_bytes / (y.switches_out + y.switches_in);
         assert_eq!(per * (y.switches_out + y.switches_in), y.context_bytes);
         assert_eq!(per % 64, 0);
-        assert!((16 * 64 * 4 + 512..16 * 64 * 4 + 512 + 64 + 256).contains(&per), "{per}");
+        assert!(
+            (16 * 64 * 4 + 512..16 * 64 * 4 + 512 + 64 + 256).contains(&per),
+            "{per}"
+        );
     }
 }
 
@@ -147,7 +160,11 @@ fn a_decentralized_lock_under_monnr_needs_at_most_two_waits_per_acquire() {
         let y = &r.stats.sync;
         // 16 TBs x 8 iterations.
         assert_eq!(y.acquires, 128, "{p}");
-        assert!(y.wait_insts <= 2 * y.acquires, "{p}: {} waits", y.wait_insts);
+        assert!(
+            y.wait_insts <= 2 * y.acquires,
+            "{p}: {} waits",
+            y.wait_insts
+        );
         // Every block was ended by a resume (none left waiting).
         assert_eq!(y.blocks, y.resumes + y.timeouts, "{p}");
     }
@@ -169,7 +186,32 @@ fn sleep_backs_off_exponentially_up_to_its_maximum() {
         let failed = y.wait_insts - y.acquires;
         assert_eq!(y.blocks, failed);
         let blocked: u64 = y.wgs.iter().map(|w| w.blocked).sum();
-        assert!(blocked <= failed * max, "max {max}: {blocked} > {failed} x {max}");
+        assert!(
+            blocked <= failed * max,
+            "max {max}: {blocked} > {failed} x {max}"
+        );
         assert!(blocked >= failed * 64.min(max), "max {max}");
     }
+}
+
+#[test]
+fn context_switches_never_break_a_kernel() {
+    // Every sync kernel, its GPU full and a CU removed at cycle 5000,
+    // under every policy: the run either passes its check or ends in a
+    // named deadlock (busy and sleep cannot give up a slot, MonR/MonRS
+    // can lose an update); a restored WG never loses state (registers,
+    // shared memory, its place in the program).
+    let mut failures = Vec::new();
+    for m in sync_manifests() {
+        for &p in &policies() {
+            match run(&m, p, OVERSUBSCRIBED) {
+                Ok(r) if r.check.passed() => {}
+                Ok(r) => failures.push(format!("{} {p}: {}", m.display(), r.check)),
+                Err(RunError::Workload(WorkloadError::Sim(e)))
+                    if matches!(e.kind, SimErrorKind::Deadlock { .. }) => {}
+                Err(e) => failures.push(format!("{} {p}: {e:?}", m.display())),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
 }

@@ -136,7 +136,11 @@ pub struct Repro {
 fn setups(quick: bool) -> Vec<(String, bool)> {
     let mut v = vec![("busy".to_string(), false)];
     v.extend(sleeps(quick).iter().map(|s| (format!("sleep:{s}"), false)));
-    v.extend(timeouts(quick).iter().map(|t| (format!("timeout:{t}"), false)));
+    v.extend(
+        timeouts(quick)
+            .iter()
+            .map(|t| (format!("timeout:{t}"), false)),
+    );
     v.extend(MONITORS.iter().map(|m| (m.to_string(), false)));
     if !v.iter().any(|(p, _)| p == SLEEP_14) {
         v.push((SLEEP_14.to_string(), false));
@@ -290,7 +294,11 @@ impl Repro {
         for k in &self.kernels {
             for c in &k.cells {
                 if let Some(e) = &c.error {
-                    let over = if c.oversubscribed { " (oversubscribed)" } else { "" };
+                    let over = if c.oversubscribed {
+                        " (oversubscribed)"
+                    } else {
+                        ""
+                    };
                     v.push((k.name.clone(), format!("{}{over}", c.policy), e.clone()));
                 }
             }
@@ -360,7 +368,11 @@ impl Repro {
             Some(k.cycles("busy", false)? as f64 / k.cycles(p, false)? as f64)
         };
         let sl: Vec<String> = self.sleeps.iter().map(|s| format!("sleep:{s}")).collect();
-        let to: Vec<String> = self.timeouts.iter().map(|t| format!("timeout:{t}")).collect();
+        let to: Vec<String> = self
+            .timeouts
+            .iter()
+            .map(|t| format!("timeout:{t}"))
+            .collect();
         let mon: Vec<String> = MONITORS.iter().map(|m| m.to_string()).collect();
         let mut f14: Vec<String> = vec![SLEEP_14.into(), TIMEOUT_14.into()];
         f14.extend(mon.iter().cloned());

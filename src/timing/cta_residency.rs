@@ -190,6 +190,8 @@ impl Sm {
             id,
             linear: id[0] + g[0] * (id[1] + g[1] * id[2]),
             shared: match spare_shared {
+                // A restored CTA keeps its shared memory.
+                Some(sh) if restored => sh,
                 Some(mut sh) => {
                     sh.clear();
                     sh.resize(need[3] as usize, 0);
