@@ -14,12 +14,12 @@
 //!   early in the run (its WGs are context-switched out); the baseline's
 //!   deadlocks are reported as such.
 
-use std::path::{Path, PathBuf};
-
 use serde::Serialize;
 
 use crate::config::GpuConfig;
-use crate::report::repro::{Options, ReproError, display_path, pool, run_error_text};
+use crate::report::repro::{
+    Options, ReproError, display_path, pool, run_error_text, select_kernels,
+};
 use crate::sync::policy::SyncPolicy;
 use crate::timing::{Policies, run_timed_with};
 use crate::workload::runner::prepare;
@@ -156,26 +156,7 @@ fn setups(quick: bool) -> Vec<(String, bool)> {
 
 /// Runs the reproduction; `progress` gets one line per finished kernel.
 pub fn run(opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Result<Repro, ReproError> {
-    let chosen: Vec<&(&str, &str)> = KERNELS
-        .iter()
-        .filter(|(n, s)| {
-            opts.only.is_empty()
-                || opts
-                    .only
-                    .iter()
-                    .any(|o| o.eq_ignore_ascii_case(n) || o.eq_ignore_ascii_case(s))
-        })
-        .collect();
-    if let Some(o) = opts.only.iter().find(|o| {
-        !KERNELS
-            .iter()
-            .any(|(n, s)| o.eq_ignore_ascii_case(n) || o.eq_ignore_ascii_case(s))
-    }) {
-        return Err(ReproError::UnknownKernel {
-            name: o.clone(),
-            known: KERNELS.iter().map(|k| k.0).collect(),
-        });
-    }
+    let chosen = select_kernels(KERNELS, &opts.only, |&(n, s)| (n, s))?;
     let base = GpuConfig::preset("awg").expect("the awg preset");
     let mut prepared = Vec::new();
     for (name, stem) in &chosen {
@@ -425,16 +406,5 @@ impl Repro {
     /// Every number, as JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("repro serializes")
-    }
-}
-
-/// The default directory, from the repository root or the working
-/// directory.
-pub fn default_dir() -> PathBuf {
-    let here = Path::new(DEFAULT_DIR);
-    if here.is_dir() {
-        here.to_path_buf()
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(DEFAULT_DIR)
     }
 }
