@@ -210,7 +210,7 @@ impl Gpu {
         }
         let mut last_progress = start;
         let launch_index = self.launches.len() as u32;
-        self.sync.start_launch(launch_index, start);
+        self.sync.start_launch(launch_index);
         for sm in &mut self.sms {
             if let Some(t) = sm.timeline.as_mut() {
                 t.launch_start(launch_index, &ctx.kernel.name, ctx.grid, start);

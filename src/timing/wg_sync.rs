@@ -249,14 +249,13 @@ impl WgSync {
     }
 
     /// A new launch (`index`) starts at cycle `now`.
-    pub fn start_launch(&mut self, index: u32, now: u64) {
+    pub fn start_launch(&mut self, index: u32) {
         self.launch = index;
         self.wgs.clear();
         self.timers.clear();
         self.ready.clear();
         self.draining.clear();
         self.next_scan = u64::MAX;
-        let _ = now;
     }
 
     /// The launch ended at `now`: its WG records are kept.
@@ -679,7 +678,7 @@ impl WgSync {
             if let Some(w) = self.wgs.get_mut(&id) {
                 w.timers.retain(|&x| x != (at, t));
             }
-            self.fire(now, id, t, ctx, sms, mem, unstarted);
+            self.fire(now, id, t, sms, mem, unstarted);
         }
         if now >= self.next_scan {
             self.next_scan = u64::MAX;
@@ -727,12 +726,10 @@ impl WgSync {
         now: u64,
         id: u32,
         t: Timer,
-        ctx: &LaunchCtx<'_>,
         sms: &mut [Sm],
         mem: &mut MemSys,
         unstarted: bool,
     ) {
-        let _ = ctx;
         match t {
             Timer::ResumeTimeout => {
                 if let Some(m) = self.mon.as_mut() {
@@ -758,9 +755,7 @@ impl WgSync {
                 if let Some(w) = self.wgs.get_mut(&id)
                     && w.loc == Loc::Out
                 {
-                    if let Some((since, _)) = w.blocked.take() {
-                        let _ = since;
-                    }
+                    w.blocked = None;
                     self.ready.push_back(id);
                 }
             }
