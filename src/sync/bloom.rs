@@ -118,13 +118,15 @@ impl CountingBloom {
     /// Returns true if the value was (probably) new, i.e. not all its counters
     /// were already non-zero; such inserts are counted by [`Self::unique`].
     pub fn insert(&mut self, value: u64) -> bool {
-        let new = !self.contains(value);
-        for i in 0..self.hashes {
-            if self.counters.is_empty() {
-                break;
+        // One pass: a counter read before its own increment shows the state
+        // before this insert (two hashes sharing a counter: the first sees it).
+        let mut new = self.degenerate();
+        if !self.counters.is_empty() {
+            for i in 0..self.hashes {
+                let j = self.index(i, value);
+                new |= self.counters[j] == 0;
+                self.counters[j] = (self.counters[j] + 1).min(COUNTER_MAX);
             }
-            let j = self.index(i, value);
-            self.counters[j] = (self.counters[j] + 1).min(COUNTER_MAX);
         }
         if new {
             self.unique = self.unique.saturating_add(1);
@@ -297,6 +299,29 @@ mod tests {
             expected >= 2,
             "three small values all collide: hash family broken"
         );
+    }
+
+    #[test]
+    fn insert_is_new_exactly_when_not_contained_before() {
+        // Small filters make hashes of one value share counters often.
+        let mut rng = XorShift(99);
+        for (bits, hashes) in [(24, 6), (5, 6), (2, 3), (1, 4)] {
+            let mut f = CountingBloom::new(bits, hashes);
+            let mut unique = 0;
+            for n in 0..5000 {
+                if n % 7 == 0 {
+                    f.reset();
+                    unique = 0;
+                }
+                let v = rng.next() % 50;
+                let before = f.contains(v);
+                let new = f.insert(v);
+                assert_eq!(new, !before, "bits {bits}, hashes {hashes}, value {v}");
+                assert!(f.contains(v), "no false negatives");
+                unique += new as u32;
+                assert_eq!(f.unique(), unique);
+            }
+        }
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! * **Condition cache**: `sets × ways` entries (paper: 256 × 4 = 1024), each a
 //!   waiting condition `(address, waiting value)` with head and tail pointers
 //!   into the waiting-WG list. The set is a universal hash of
-//!   `((addr / line_bytes) << log2(sets·ways)) | value` (V.C).
+//!   `(addr << (log2(sets·ways) − log2(line_bytes))) | value` (V.C; see
+//!   [`SyncMon::set_index`]).
 //! * **Waiting-WG list**: `wg_entries` slots (paper: 512) shared by all
 //!   conditions; each condition's waiters form a FIFO (oldest first). Here
 //!   the FIFO is a doubly linked list so that a timed-out or context-switched
@@ -239,6 +240,9 @@ pub struct SyncMon {
     /// `log2` of the number of cache entries rounded up to a power of two:
     /// the shift of the line number in the set-hash key (V.C).
     key_shift: u32,
+    /// Universal-hash parameters of the set index for value conditions and
+    /// for sporadic ones ([`hash_params`] of `SET_HASH` and `SET_HASH + 1`).
+    set_hash: [(u64, u64); 2],
     /// `sets × ways` entries, set-major (entry `set·ways + way`).
     entries: Vec<Option<CondEntry>>,
     /// Entries in use.
@@ -279,6 +283,7 @@ impl SyncMon {
         SyncMon {
             geometry: *g,
             key_shift,
+            set_hash: [hash_params(SET_HASH), hash_params(SET_HASH + 1)],
             entries: vec![None; n_entries],
             conditions: 0,
             slots: vec![
@@ -322,17 +327,16 @@ impl SyncMon {
         let line_log = u64::from(self.geometry.line_bytes.max(1))
             .next_power_of_two()
             .trailing_zeros();
-        let a = word(addr) as u128;
+        let w = word(addr) as u128;
         let shifted = if self.key_shift >= line_log {
-            a << (self.key_shift - line_log)
+            w << (self.key_shift - line_log)
         } else {
-            a >> (line_log - self.key_shift)
+            w >> (line_log - self.key_shift)
         };
-        let (key, h) = match cond {
-            Some(v) => (shifted | v as u128, SET_HASH),
-            None => (shifted, SET_HASH + 1),
+        let (key, (a, b)) = match cond {
+            Some(v) => (shifted | v as u128, self.set_hash[0]),
+            None => (shifted, self.set_hash[1]),
         };
-        let (a, b) = hash_params(h);
         universal_hash(a, b, key, self.geometry.sets as u64) as u32
     }
 
