@@ -37,6 +37,8 @@ macro_rules! outln {
     ($($t:tt)*) => { write_stdout(format_args!("{}\n", format_args!($($t)*))) };
 }
 
+mod cli;
+
 /// gpusim: run GPU kernels written in PTX on a cycle-level SM model.
 #[derive(Parser)]
 #[command(name = "gpusim", version, about, long_about = None)]
