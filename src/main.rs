@@ -132,6 +132,16 @@ enum Command {
         /// instruction text.
         #[arg(long, value_name = "FILE")]
         issue_log: Option<PathBuf>,
+        /// Record a time series: every N cycles, per SM, IPC, scheduler
+        /// cycles by stall category, resident warps and L1D misses, and
+        /// GPU-wide DRAM traffic; written as `samples` into `--json` and
+        /// as CSV into `--sample-csv`.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        sample: Option<u64>,
+        /// Write the time series (`--sample`) as CSV to FILE: one row per
+        /// SM and window.
+        #[arg(long, value_name = "FILE", requires = "sample")]
+        sample_csv: Option<PathBuf>,
         #[command(flatten)]
         shape: WorkloadShape,
         /// After the run, write buffer NAME's bytes (raw little-endian) to
@@ -738,6 +748,20 @@ fn kernel_names(prepared: &gpusim::workload::runner::Prepared) -> String {
 struct Outputs<'a> {
     json: Option<&'a std::path::Path>,
     issue_log: Option<&'a std::path::Path>,
+    /// `--sample N`.
+    sample: Option<u64>,
+    /// `--sample-csv FILE`.
+    sample_csv: Option<&'a std::path::Path>,
+}
+
+impl Outputs<'_> {
+    /// What the run must record for these outputs.
+    fn recording(&self) -> gpusim::timing::Recording {
+        gpusim::timing::Recording {
+            issue_log: self.issue_log.is_some(),
+            sample: self.sample,
+        }
+    }
 }
 
 /// Writes the issue log: for each launch a `# launch N: kernel NAME grid
@@ -837,14 +861,20 @@ fn run_best_swl(
                 s.best.stats.cycles
             );
             let mut best = s.best;
-            if out.issue_log.is_some() {
-                // The sweep keeps no logs: run the winner again with one
-                // (deterministic, so the same run).
+            if out.recording() != gpusim::timing::Recording::default() {
+                // The sweep keeps no logs or time series: run the winner
+                // again with them (deterministic, so the same run).
                 let pol = gpusim::timing::Policies {
                     sched: format!("swl:{}", s.best_limit),
                     ..policies.clone()
                 };
-                match gpusim::timing::run_timed_with(prepared, args, cfg, &pol, true) {
+                match gpusim::timing::run_timed_recording(
+                    prepared,
+                    args,
+                    cfg,
+                    &pol,
+                    out.recording(),
+                ) {
                     Ok(r) => best = r,
                     Err(e) => return report_run_error(e, colour),
                 }
@@ -878,6 +908,18 @@ fn finish_timed(
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }
+    if let Some(path) = out.sample_csv {
+        let csv = r
+            .stats
+            .samples
+            .as_ref()
+            .map(|s| s.to_csv())
+            .unwrap_or_default();
+        if let Err(e) = std::fs::write(path, csv) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
     if let Some(path) = out.json {
         let mut v = serde_json::to_value(&r.stats).expect("stats serialize");
         if let Some(m) = v.as_object_mut() {
@@ -904,8 +946,7 @@ fn run_timed(
     out: Outputs<'_>,
     colour: bool,
 ) -> ExitCode {
-    let log = out.issue_log.is_some();
-    match gpusim::timing::run_timed_with(prepared, args, cfg, policies, log) {
+    match gpusim::timing::run_timed_recording(prepared, args, cfg, policies, out.recording()) {
         Ok(r) => {
             outln!("{}", kernel_names(prepared));
             finish_timed(prepared, r, out)
@@ -1315,6 +1356,8 @@ fn main() -> ExitCode {
             sets,
             json,
             issue_log,
+            sample,
+            sample_csv,
             shape:
                 WorkloadShape {
                     launch,
@@ -1365,9 +1408,17 @@ fn main() -> ExitCode {
                 }
             };
             if !functional {
+                if sample.is_some() && json.is_none() && sample_csv.is_none() {
+                    eprintln!(
+                        "error: --sample records a time series into --json FILE or --sample-csv FILE; give one"
+                    );
+                    return ExitCode::from(2);
+                }
                 let out = Outputs {
                     json: json.as_deref(),
                     issue_log: issue_log.as_deref(),
+                    sample,
+                    sample_csv: sample_csv.as_deref(),
                 };
                 let profile = match profile {
                     None => None,
