@@ -28,13 +28,13 @@ fn write_stdout(args: std::fmt::Arguments<'_>) {
 
 /// `print!` that survives a closed stdout.
 macro_rules! out {
-    ($($t:tt)*) => { write_stdout(format_args!($($t)*)) };
+    ($($t:tt)*) => { $crate::write_stdout(format_args!($($t)*)) };
 }
 
 /// `println!` that survives a closed stdout.
 macro_rules! outln {
-    () => { write_stdout(format_args!("\n")) };
-    ($($t:tt)*) => { write_stdout(format_args!("{}\n", format_args!($($t)*))) };
+    () => { $crate::write_stdout(format_args!("\n")) };
+    ($($t:tt)*) => { $crate::write_stdout(format_args!("{}\n", format_args!($($t)*))) };
 }
 
 mod cli;
@@ -392,6 +392,16 @@ enum Command {
         #[command(flatten)]
         shape: WorkloadShape,
     },
+    /// Print a kernel's PTX annotated line by line with what the timing
+    /// model counted there, summed over its launches: warp instructions
+    /// issued, stalled warp-cycles (every state but issued) and their share,
+    /// the main stall categories, the L1D miss rate and mean latency of
+    /// memory instructions; then the lines where warps stalled most. With
+    /// `--vs S2`, run the workload again under S2 and show, line by line,
+    /// where the two runs' warp-cycles differ and which stall categories
+    /// account for the difference. Exit status 0, 1 if a run's check
+    /// fails, 2 on an error.
+    Explain(cli::explain::ExplainArgs),
     /// Print a machine configuration, resolved and validated: every field
     /// with a comment. Exit status 2 on an error.
     Config {
@@ -1677,6 +1687,7 @@ fn main() -> ExitCode {
             },
             colour,
         ),
+        Command::Explain(a) => cli::explain::run(a, colour),
         Command::Config { spec, sets } => match gpusim::config::load_config(&spec, &sets) {
             Ok(c) => {
                 out!("{}", c.to_toml());

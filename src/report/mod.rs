@@ -2,6 +2,7 @@
 
 pub mod cfg_text;
 pub mod correlate;
+pub mod explain;
 pub mod repro;
 pub mod repro_awg;
 pub mod repro_baws;
