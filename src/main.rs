@@ -1117,6 +1117,7 @@ struct RunFlags<'a> {
     jobs: Option<usize>,
     issue_log: Option<&'a std::path::Path>,
     launch: Option<&'a std::path::Path>,
+    sample: bool,
 }
 
 /// Options that do not apply to the run asked for are errors, not silently
@@ -1134,6 +1135,11 @@ fn check_run_flags(f: &RunFlags<'_>) -> Result<(), String> {
                 "--issue-log does not apply to --functional (no cycles, no issue slots; \
                  `gpusim trace --all` lists the executed instructions)"
                     .to_string(),
+            );
+        }
+        if f.sample {
+            return Err(
+                "--sample does not apply to --functional (no cycles to sample)".to_string(),
             );
         }
     }
@@ -1385,6 +1391,7 @@ fn main() -> ExitCode {
                 jobs,
                 issue_log: issue_log.as_deref(),
                 launch: launch.as_deref(),
+                sample: sample.is_some(),
             };
             if let Err(e) = check_run_flags(&flags) {
                 eprintln!("error: {e}");
