@@ -32,21 +32,24 @@ fn gaps<T>(rows: &BTreeMap<usize, T>) -> Vec<usize> {
     (0..max).filter(|r| !rows.contains_key(r)).collect()
 }
 
-/// Inserts row `run` from `file`, refusing a second row for one run.
+/// Inserts row `run` of input number `input` (named `file`), refusing a
+/// second row for one run.
 fn insert<T>(
-    rows: &mut BTreeMap<usize, (String, T)>,
+    rows: &mut BTreeMap<usize, (usize, String, T)>,
     run: usize,
-    file: &str,
+    (input, file): (usize, &str),
     row: T,
 ) -> Result<(), String> {
-    if let Some((first, _)) = rows.get(&run) {
-        return Err(if first == file {
+    if let Some((first_input, first, _)) = rows.get(&run) {
+        return Err(if *first_input == input {
             format!("{file}: run {run} appears twice")
+        } else if first == file {
+            format!("{file} is given twice")
         } else {
-            format!("run {run} appears in both {first} and {file} (the same shard given twice?)")
+            format!("run {run} appears in both {first} and {file} (the same shard twice?)")
         });
     }
-    rows.insert(run, (file.to_string(), row));
+    rows.insert(run, (input, file.to_string(), row));
     Ok(())
 }
 
@@ -55,8 +58,8 @@ fn insert<T>(
 /// shards gives the unsharded sweep's file byte for byte.
 pub fn merge_csv(inputs: &[Input]) -> Result<Merged, String> {
     let mut header: Option<(String, csv::StringRecord)> = None;
-    let mut rows: BTreeMap<usize, (String, csv::StringRecord)> = BTreeMap::new();
-    for (name, bytes) in inputs {
+    let mut rows: BTreeMap<usize, (usize, String, csv::StringRecord)> = BTreeMap::new();
+    for (input, (name, bytes)) in inputs.iter().enumerate() {
         let mut reader = csv::ReaderBuilder::new()
             .has_headers(true)
             .from_reader(&bytes[..]);
@@ -95,7 +98,7 @@ pub fn merge_csv(inputs: &[Input]) -> Result<Merged, String> {
                 .get(0)
                 .and_then(|r| r.parse().ok())
                 .ok_or_else(|| format!("{name}:{line}: `run` is not a run number"))?;
-            insert(&mut rows, run, name, rec)?;
+            insert(&mut rows, run, (input, name), rec)?;
         }
     }
     let Some((_, header)) = header else {
@@ -105,7 +108,7 @@ pub fn merge_csv(inputs: &[Input]) -> Result<Merged, String> {
     let mut w = csv_writer(Vec::new());
     let write = |w: &mut csv::Writer<Vec<u8>>| -> Result<(), csv::Error> {
         w.write_record(&header)?;
-        for (_, rec) in rows.values() {
+        for (_, _, rec) in rows.values() {
             w.write_record(rec)?;
         }
         w.flush()?;
@@ -125,8 +128,8 @@ pub fn merge_csv(inputs: &[Input]) -> Result<Merged, String> {
 /// Merges sweep JSON-lines files: each line an object with a `run`
 /// number; lines sorted by `run`, kept as they are.
 pub fn merge_jsonl(inputs: &[Input]) -> Result<Merged, String> {
-    let mut rows: BTreeMap<usize, (String, &str)> = BTreeMap::new();
-    for (name, bytes) in inputs {
+    let mut rows: BTreeMap<usize, (usize, String, &str)> = BTreeMap::new();
+    for (input, (name, bytes)) in inputs.iter().enumerate() {
         let text = std::str::from_utf8(bytes).map_err(|e| format!("{name}: not UTF-8: {e}"))?;
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
@@ -139,12 +142,12 @@ pub fn merge_jsonl(inputs: &[Input]) -> Result<Merged, String> {
                 .and_then(serde_json::Value::as_u64)
                 .and_then(|r| usize::try_from(r).ok())
                 .ok_or_else(|| format!("{name}:{}: no `run` number", i + 1))?;
-            insert(&mut rows, run, name, line)?;
+            insert(&mut rows, run, (input, name), line)?;
         }
     }
     let missing = gaps(&rows);
     let mut bytes = Vec::new();
-    for (_, line) in rows.values() {
+    for (_, _, line) in rows.values() {
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
     }
@@ -182,7 +185,15 @@ mod tests {
         let m = merge_csv(std::slice::from_ref(&a)).unwrap();
         assert_eq!(m.missing, [1, 2]);
         let e = merge_csv(&[a.clone(), a.clone()]).unwrap_err();
-        assert!(e.contains("run 0") && e.contains("a.csv"), "{e}");
+        assert_eq!(e, "a.csv is given twice");
+        let a2 = input("a2.csv", "run,sched\n3,gto\n");
+        let e = merge_csv(&[a.clone(), a2]).unwrap_err();
+        assert!(e.contains("run 3 appears in both a.csv and a2.csv"), "{e}");
+        let twice = input("t.csv", "run,sched\n1,gto\n1,gto\n");
+        assert_eq!(
+            merge_csv(&[twice]).unwrap_err(),
+            "t.csv: run 1 appears twice"
+        );
         let b = input("b.csv", "run,config\n1,tiny\n");
         let e = merge_csv(&[a.clone(), b]).unwrap_err();
         assert!(e.starts_with("b.csv") && e.contains("column 2"), "{e}");
