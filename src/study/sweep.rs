@@ -12,9 +12,9 @@
 //! `run` order whatever the number of threads, and each run is
 //! independent and deterministic, so the output depends only on the
 //! command line. A shard `I/N` runs the points with `run % N == I` (their
-//! `run` numbers unchanged), so every shard gets a similar mix of
-//! kernels and schedulers and [`crate::study::merge`] can tell a missing
-//! shard from its gaps.
+//! `run` numbers unchanged): the shards interleave, so each gets runs of
+//! every kernel (an expensive kernel is not one shard's alone), and
+//! [`crate::study::merge`] can tell a missing shard from its gaps.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
