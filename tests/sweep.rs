@@ -464,3 +464,53 @@ fn slurm_example_script_is_valid_bash() {
         "{text}"
     );
 }
+
+#[test]
+fn any_run_scheduler_is_a_sweep_value() {
+    let dir = scratch("sched");
+    let csv = dir.join("r.csv");
+    let (code, _, err) = gpusim(&[
+        "sweep",
+        "kernels/kmeans.toml",
+        "--config",
+        "tiny",
+        "--sched",
+        "best-swl,swl:2,nope",
+        "-o",
+        s(&csv),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let (header, rows) = read_csv(&csv);
+    assert_eq!(rows.len(), 3);
+    // best-swl: the statistics of the winning swl:N, as `run` reports it.
+    let (code, out, err) = gpusim(&[
+        "run",
+        "kernels/kmeans.toml",
+        "--config",
+        "tiny",
+        "--sched",
+        "best-swl",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let best = out
+        .lines()
+        .find_map(|l| l.strip_prefix("best      "))
+        .expect("best line");
+    // `best      swl:16 (120354 cycles)`
+    let (limit, cycles) = best.split_once(" (").unwrap();
+    assert_eq!(rows[0][3..6], ["best-swl", "ok", ""]);
+    assert_eq!(stat(&header, &rows[0], "sched"), limit);
+    assert_eq!(
+        format!("{} cycles)", stat(&header, &rows[0], "cycles")),
+        cycles
+    );
+    assert_eq!(rows[1][3..5], ["swl:2", "ok"]);
+    assert_eq!(stat(&header, &rows[1], "sched"), "swl:2");
+    assert_eq!(rows[2][3..5], ["nope", "error"]);
+    assert!(
+        rows[2][5].contains("unknown scheduler `nope`"),
+        "{}",
+        rows[2][5]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
