@@ -447,7 +447,7 @@ const SKIPPED_STATS: &[&str] = &["samples"];
 
 /// The scalar leaves of a `Stats` JSON, in the JSON's field order, their
 /// key paths joined with `.`; arrays (per launch, per SM, per warp) and
-/// [`SKIPPED_STATS`] are left out.
+/// the top-level `samples` (time series) are left out.
 pub fn flatten(stats: &Value) -> Vec<(String, &Value)> {
     fn walk<'v>(prefix: &str, v: &'v Value, out: &mut Vec<(String, &'v Value)>) {
         match v {
