@@ -402,6 +402,17 @@ enum Command {
     /// account for the difference. Exit status 0, 1 if a run's check
     /// fails, 2 on an error.
     Explain(cli::explain::ExplainArgs),
+    /// Run the cross product of kernels, configs (`--config`), config
+    /// overrides (`--set KEY=V1,V2`), workload arguments (`--arg
+    /// KEY=V1,V2`) and schedulers (`--sched A,B`) in parallel, one CSV row
+    /// per run with every summary statistic (docs/sweep.md). Exit status 0
+    /// when every run is ok, 1 when some run failed or failed its check
+    /// (its row says why), 2 when the sweep cannot start.
+    Sweep(cli::sweep::SweepArgs),
+    /// Join the CSVs (or JSON lines) of a sharded sweep (`sweep --shard
+    /// I/N`) into the unsharded sweep's file. Exit status 0, 1 when runs
+    /// are missing (the file is still written), 2 on an error.
+    Merge(cli::sweep::MergeArgs),
     /// Print a machine configuration, resolved and validated: every field
     /// with a comment. Exit status 2 on an error.
     Config {
@@ -1695,6 +1706,8 @@ fn main() -> ExitCode {
             colour,
         ),
         Command::Explain(a) => cli::explain::run(a, colour),
+        Command::Sweep(args) => cli::sweep::run(args),
+        Command::Merge(args) => cli::sweep::merge(args),
         Command::Config { spec, sets } => match gpusim::config::load_config(&spec, &sets) {
             Ok(c) => {
                 out!("{}", c.to_toml());

@@ -2,3 +2,4 @@
 //! parses its arguments (a clap `Args` struct) and calls the library.
 
 pub mod explain;
+pub mod sweep;
