@@ -5,6 +5,8 @@ pub mod correlate;
 pub mod repro;
 pub mod repro_awg;
 pub mod repro_baws;
+pub mod repro_csv;
 pub mod repro_latency;
+pub mod repro_target;
 pub mod summary;
 pub mod timeline_svg;
