@@ -1,5 +1,6 @@
 //! Human- and machine-readable renderings of programs and results.
 
+pub mod catalog;
 pub mod cfg_text;
 pub mod correlate;
 pub mod repro;

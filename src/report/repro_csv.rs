@@ -365,7 +365,10 @@ impl repro_latency::Repro {
     /// `paper_long_percent` (LFWS Table 2). Summary rows `mean` (the
     /// arithmetic mean over kernels, as the papers average). Rows `fig1`:
     /// the worked example per policy, `cycles` and own columns `idle`,
-    /// `paper_cycles`, `paper_idle`. The claims are in the JSON only.
+    /// `paper_cycles`, `paper_idle`; `kernel` is `Fig. 1` for the
+    /// figure's idealized machine, `Fig. 1 (pipeline)` for the cycle-level
+    /// runs of `kernels/micro/lfws_fig1.ptx`. The claims are in the JSON
+    /// only.
     pub fn to_csv(&self) -> ReproCsv {
         let base = self.setups.first().map_or("", |s| s.label);
         let mut t = ReproCsv::new([
@@ -433,19 +436,26 @@ impl repro_latency::Repro {
                 });
             }
         }
-        let fig1 = |r: &Fig1Run| CsvRow {
-            row: "fig1".into(),
-            figure: "Fig. 1".into(),
-            kernel: "Fig. 1".into(),
-            setup: r.policy.clone(),
-            cycles: Some(r.cycles),
-            status: "ok".into(),
-            extras: vec![
-                ("idle".into(), r.idle.to_string()),
-                ("paper_cycles".into(), opt(r.paper_cycles)),
-                ("paper_idle".into(), opt(r.paper_idle)),
-            ],
-            ..CsvRow::default()
+        let fig1 = |r: &Fig1Run| {
+            let (kernel, policy) = match r.policy.strip_suffix(" (pipeline)") {
+                Some(p) => ("Fig. 1 (pipeline)", p),
+                None => ("Fig. 1", r.policy.as_str()),
+            };
+            CsvRow {
+                row: "fig1".into(),
+                figure: "Fig. 1".into(),
+                kernel: kernel.into(),
+                setup: policy.into(),
+                sched: policy.into(),
+                cycles: Some(r.cycles),
+                status: "ok".into(),
+                extras: vec![
+                    ("idle".into(), r.idle.to_string()),
+                    ("paper_cycles".into(), opt(r.paper_cycles)),
+                    ("paper_idle".into(), opt(r.paper_idle)),
+                ],
+                ..CsvRow::default()
+            }
         };
         for r in self.fig1.iter().chain(&self.fig1_pipeline) {
             t.push(fig1(r));
@@ -454,8 +464,9 @@ impl repro_latency::Repro {
             t.push(CsvRow {
                 row: "fig1".into(),
                 figure: "Fig. 1".into(),
-                kernel: "Fig. 1".into(),
+                kernel: "Fig. 1 (pipeline)".into(),
                 setup: policy.clone(),
+                sched: policy.clone(),
                 status: "error".into(),
                 error: e.clone(),
                 ..CsvRow::default()

@@ -56,7 +56,7 @@ impl ReproTarget {
                 "BLWS Figs. 3 and 4: RR, GTO, BLWS, BLWS + throttle CTA policy, memory contention, on gtx480"
             }
             ReproTarget::Awg => {
-                "AWG (ISCA 2020) Figs. 7, 8, 9, 14, 15: the --sync policies on HeteroSync and lock kernels, awg preset"
+                "AWG (ISCA 2020) Figs. 7-9, 14, 15: the --sync policies on HeteroSync and lock kernels, awg preset"
             }
         }
     }
