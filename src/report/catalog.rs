@@ -504,7 +504,9 @@ mod tests {
     #[test]
     fn build_notes_are_left_out() {
         assert_eq!(
-            without_provenance("btree: B+tree (btree.cu -> btree.ptx, nvcc (13.5)): walks (levels)."),
+            without_provenance(
+                "btree: B+tree (btree.cu -> btree.ptx, nvcc (13.5)): walks (levels)."
+            ),
             "btree: B+tree: walks (levels)."
         );
         assert_eq!(without_provenance("a (b"), "a (b");
@@ -549,6 +551,10 @@ mod tests {
         for s in Section::ALL {
             assert_eq!(Section::parse(s.name()), Ok(s));
         }
-        assert!(Section::parse("policies").unwrap_err().contains("schedulers"));
+        assert!(
+            Section::parse("policies")
+                .unwrap_err()
+                .contains("schedulers")
+        );
     }
 }

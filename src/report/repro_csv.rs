@@ -504,11 +504,7 @@ impl repro_awg::Repro {
                     r.status = "deadlock".into();
                 }
                 r.cycles = c.cycles;
-                let base = if c.oversubscribed {
-                    TIMEOUT_14
-                } else {
-                    "busy"
-                };
+                let base = if c.oversubscribed { TIMEOUT_14 } else { "busy" };
                 let base_cycles = k.cycles(base, c.oversubscribed);
                 if let (Some(x), Some(b)) = (c.cycles, base_cycles) {
                     r.normalized = Some(x as f64 / b as f64);
@@ -602,6 +598,110 @@ mod tests {
         assert_eq!(get("warp_insts"), "");
         assert_eq!(get("error"), "bad, \"quoted\"");
         assert_eq!((get("a"), get("b")), ("1".into(), "2".into()));
+    }
+
+    /// A DAWS result made by hand: SPMV-scalar (`daws` failed) and
+    /// SPMV-vector, every cell's cycles given.
+    fn daws_result() -> repro::Repro {
+        use repro::{Cell, CellRun, Class, KernelResult, Scheduler};
+        let kernel =
+            |name: &str, class, cycles: [u64; 5], failed: Option<Scheduler>| KernelResult {
+                name: name.into(),
+                manifest: format!("{name}.toml"),
+                class,
+                args: Vec::new(),
+                cells: Scheduler::ALL
+                    .iter()
+                    .zip(cycles)
+                    .map(|(&s, c)| Cell {
+                        sched: s,
+                        run: (failed != Some(s)).then(|| CellRun {
+                            cycles: c,
+                            warp_insts: 1000,
+                            ipc: 1000.0 / c as f64,
+                            swl_limit: (s == Scheduler::BestSwl).then_some(4),
+                            sweep: Vec::new(),
+                            profile_loops: (s == Scheduler::DawsProfiled).then_some(2),
+                        }),
+                        error: (failed == Some(s)).then(|| "check failed: x, y".to_string()),
+                    })
+                    .collect(),
+            };
+        repro::Repro {
+            config: "daws".into(),
+            sms: 2,
+            quick: true,
+            eval_seed: 1,
+            profile_seed: 2,
+            kernels: vec![
+                kernel(
+                    "SPMV-scalar",
+                    Class::Sensitive,
+                    [400, 300, 500, 250, 0],
+                    Some(Scheduler::Daws),
+                ),
+                kernel(
+                    "SPMV-vector",
+                    Class::CaseStudy,
+                    [200, 100, 200, 200, 200],
+                    None,
+                ),
+            ],
+        }
+    }
+
+    #[test]
+    fn daws_rows_from_a_known_result() {
+        let t = daws_result().to_csv();
+        let cells: Vec<&CsvRow> = t.rows.iter().filter(|r| r.row == "cell").collect();
+        assert_eq!(cells.len(), 10);
+        let get = |r: &CsvRow, c: &str| {
+            r.extras
+                .iter()
+                .find(|(k, _)| k == c)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        // SPMV-scalar GTO: 400 cycles against CCWS's 500: IPC ratio 1.25;
+        // against SPMV-vector's best (Best-SWL, 100 cycles): 4.
+        let gto = cells[0];
+        assert_eq!(
+            (gto.kernel.as_str(), gto.setup.as_str()),
+            ("SPMV-scalar", "GTO")
+        );
+        assert_eq!(gto.cycles, Some(400));
+        assert!((gto.normalized.unwrap() - 1.25).abs() < 1e-12);
+        assert_eq!(get(gto, "vs_vector_best"), "4.0");
+        assert_eq!(get(cells[1], "swl_limit"), "4");
+        assert_eq!(get(cells[3], "profile_loops"), "2");
+        assert_eq!(get(cells[3], "vs_vector_best"), "2.5");
+        // The failed cell: its message, no numbers.
+        let daws = cells[4];
+        assert_eq!(
+            (daws.status.as_str(), daws.error.as_str()),
+            ("error", "check failed: x, y")
+        );
+        assert_eq!((daws.cycles, daws.normalized), (None, None));
+        assert_eq!(get(daws, "vs_vector_best"), "");
+        // SPMV-vector has no Fig. 13 column of its own.
+        assert!(
+            cells[5..]
+                .iter()
+                .all(|r| get(r, "vs_vector_best").is_empty())
+        );
+        // HMEAN-CS only (no cache-insensitive kernel): one kernel, so its
+        // ratio; n/a where the cell failed.
+        let means: Vec<&CsvRow> = t.rows.iter().filter(|r| r.row == "hmean").collect();
+        assert_eq!(means.len(), 5);
+        assert!(means.iter().all(|r| r.kernel == "HMEAN-CS"));
+        assert!((means[2].normalized.unwrap() - 1.0).abs() < 1e-12);
+        assert_eq!(
+            (means[4].status.as_str(), means[4].normalized),
+            ("n/a", None)
+        );
+        // The quoted message survives the CSV.
+        let text = t.to_csv().unwrap();
+        assert!(text.contains(",error,\"check failed: x, y\","), "{text}");
     }
 
     #[test]
