@@ -430,11 +430,18 @@ struct ReproOutput {
 
 /// `gpusim repro PAPER`: runs the reproduction, prints its tables and
 /// errors, writes the JSON.
+/// Where `gpusim repro` writes its results besides stdout.
+struct ReproFiles<'a> {
+    /// `--json FILE`.
+    json: Option<&'a std::path::Path>,
+    /// `--csv FILE`.
+    csv: Option<&'a std::path::Path>,
+}
+
 fn repro_cmd(
     paper: ReproTarget,
     jobs: Option<usize>,
-    json: Option<&std::path::Path>,
-    csv: Option<&std::path::Path>,
+    files: ReproFiles<'_>,
     quick: bool,
     dir: Option<PathBuf>,
     kernels: Vec<String>,
@@ -562,13 +569,13 @@ fn repro_cmd(
             outln!("  {e}");
         }
     }
-    if let Some(path) = json
+    if let Some(path) = files.json
         && let Err(e) = std::fs::write(path, r.json + "\n")
     {
         eprintln!("error: cannot write {}: {e}", path.display());
         return ExitCode::from(2);
     }
-    if let Some(path) = csv {
+    if let Some(path) = files.csv {
         let written = r
             .csv
             .to_csv()
@@ -1585,8 +1592,10 @@ fn main() -> ExitCode {
         } => repro_cmd(
             paper,
             jobs,
-            json.as_deref(),
-            csv.as_deref(),
+            ReproFiles {
+                json: json.as_deref(),
+                csv: csv.as_deref(),
+            },
             quick,
             dir,
             kernels,

@@ -151,7 +151,7 @@ fn daws_csv_equals_json() {
     assert!(
         pairs
             .iter()
-            .all(|(r, _, _)| (r["sched"] == "best-swl") == !r["swl_limit"].is_empty())
+            .all(|(r, _, _)| (r["sched"] == "best-swl") != r["swl_limit"].is_empty())
     );
     // HMEAN-CI rows equal the JSON's harmonic means of the class.
     let means = of_kind(&rows, "hmean");

@@ -445,14 +445,13 @@ fn cut(s: &str, n: usize) -> String {
 /// The listing as JSON: an object with one array of `{name, description}`
 /// per section, in `sections` order.
 pub fn render_json(sections: &[(Section, Vec<Entry>)]) -> String {
-    let mut m = serde_json::Map::new();
-    for (s, entries) in sections {
-        m.insert(
-            s.name().to_string(),
-            serde_json::to_value(entries).unwrap_or_default(),
-        );
+    struct Listing<'a>(&'a [(Section, Vec<Entry>)]);
+    impl Serialize for Listing<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_map(self.0.iter().map(|(k, v)| (k.name(), v)))
+        }
     }
-    serde_json::to_string_pretty(&serde_json::Value::Object(m)).unwrap_or_default()
+    serde_json::to_string_pretty(&Listing(sections)).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -544,6 +543,26 @@ mod tests {
             names.dedup();
             assert_eq!(names, listed, "{}: sorted, no repeats", s.name());
         }
+    }
+
+    #[test]
+    fn json_keeps_the_sections_and_fields_in_order() {
+        let e = |n: &str| Entry {
+            name: n.into(),
+            description: format!("{n} does"),
+        };
+        let j = render_json(&[
+            (Section::Sync, vec![e("b")]),
+            (Section::Cta, vec![e("a"), e("c")]),
+        ]);
+        let sync = j.find("\"sync\"").unwrap();
+        let cta = j.find("\"cta\"").unwrap();
+        assert!(sync < cta, "{j}");
+        assert!(
+            j.find("\"name\": \"a\"").unwrap() < j.find("\"description\": \"a does\"").unwrap()
+        );
+        let v: serde_json::Value = serde_json::from_str(&j).unwrap();
+        assert_eq!(v["cta"][1]["name"], "c");
     }
 
     #[test]
