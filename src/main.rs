@@ -86,11 +86,10 @@ enum Command {
         /// kernel.
         #[arg(long)]
         functional: bool,
-        /// Warp issue policy of the timing model: `lrr`, `srr`, `gto`,
-        /// `gtrr`, `oldest`, `two-level`, `swl:N`, `best-swl` (runs every
-        /// `swl:N` and reports the best), `ccws`, `daws`, `daws-profiled`
-        /// (needs `--profile`).
-        /// Default `gto`.
+        /// Warp issue policy of the timing model (see `gpusim list
+        /// schedulers`), e.g. `gto`, `lrr`, `swl:N`, `best-swl` (runs every
+        /// `swl:N` and reports the best), `daws-profiled` (needs
+        /// `--profile`). Default `gto`.
         #[arg(long, value_name = "NAME")]
         sched: Option<String>,
         /// Fetch policy: `lrr` (round robin over warps with an empty
@@ -99,13 +98,14 @@ enum Command {
         /// Default `cff` under `--sched baws`, else `lrr`.
         #[arg(long, value_name = "NAME")]
         fetch: Option<String>,
-        /// CTA assignment policy: `rr` (round robin), `throttle` (BLWS).
+        /// CTA assignment policy: `rr` (round robin), `throttle` (BLWS); see
+        /// `gpusim list cta`.
         #[arg(long, default_value = "rr", value_name = "NAME")]
         cta: String,
         /// Work-group synchronization policy, what a work-group does after
         /// a waiting instruction fails (AWG): `busy`, `sleep:MAX`,
         /// `timeout:T`, `monrs-all`, `monr-all`, `monnr-all`, `monnr-one`,
-        /// `awg`. Default `busy`.
+        /// `awg` (see `gpusim list sync`). Default `busy`.
         #[arg(long, default_value = "busy", value_name = "POLICY",
               value_parser = gpusim::sync::policy::SyncPolicy::parse)]
         sync: gpusim::sync::policy::SyncPolicy,
@@ -117,8 +117,7 @@ enum Command {
         /// depend on it).
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
-        /// Machine: a preset (`gtx480`, `daws`, `baws`, `awg`, `tiny`) or a TOML
-        /// file.
+        /// Machine: a preset (see `gpusim list presets`) or a TOML file.
         #[arg(long, default_value = "gtx480", value_name = "PRESET|FILE")]
         config: String,
         /// Override one config field (repeatable), e.g. `--set l1d.ways=8`.
@@ -269,9 +268,9 @@ enum Command {
     /// Exit status 0 when every run passed its check, 1 when some cell
     /// failed (its error is listed), 2 when the reproduction cannot start.
     Repro {
-        /// What to reproduce: `daws`, `baws`, `lfws` or `blws`.
-        #[arg(value_enum)]
-        paper: ReproPaper,
+        /// What to reproduce (see `gpusim list repro`).
+        #[arg(value_name = "PAPER", value_parser = repro_target_parser())]
+        paper: ReproTarget,
         /// Worker threads for the independent runs (default: all cores;
         /// results do not depend on it).
         #[arg(long, value_name = "N")]
@@ -281,6 +280,10 @@ enum Command {
         /// as JSON to FILE.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Also write every cell (and the tables' mean rows, marked in the
+        /// `row` column) as CSV to FILE; see docs/cli.md for the columns.
+        #[arg(long, value_name = "FILE")]
+        csv: Option<PathBuf>,
         /// Small inputs on the paper's machine cut to a few SMs (`daws`: 2
         /// SMs, every SM still holds 32 warps; `baws`, `lfws`, `blws`: 4
         /// SMs): a smoke test, not numbers to compare with the paper.
@@ -416,7 +419,7 @@ enum Command {
     /// Print a machine configuration, resolved and validated: every field
     /// with a comment. Exit status 2 on an error.
     Config {
-        /// A preset (gtx480, daws, baws, awg, tiny) or a TOML file, possibly
+        /// A preset (see `gpusim list presets`) or a TOML file, possibly
         /// partial (`base = "PRESET"` plus the fields it changes).
         #[arg(value_name = "PRESET|FILE", default_value = "gtx480")]
         spec: String,
@@ -425,21 +428,21 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         sets: Vec<(String, String)>,
     },
+    /// List every scheduler, fetch, CTA and sync policy, machine preset,
+    /// kernel and reproduction target, one line each with a description.
+    List(cli::list::ListArgs),
 }
 
-/// Papers `gpusim repro` reproduces.
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum ReproPaper {
-    /// DAWS (MICRO 2013) Fig. 8 and Fig. 13.
-    Daws,
-    /// BAWS (ICS 2016) Figs. 8–12 and §6.4.
-    Baws,
-    /// LFWS (IEICE 2023) Fig. 4, Table 2 and the Fig. 1 worked example.
-    Lfws,
-    /// BLWS (block-latency warp scheduling) Figs. 3 and 4.
-    Blws,
-    /// AWG (ISCA 2020) Figs. 7, 8, 9, 14 and 15: the --sync policies.
-    Awg,
+use gpusim::report::repro_target::ReproTarget;
+
+/// `gpusim repro`'s PAPER values, with their descriptions, from the
+/// library's [`ReproTarget`].
+fn repro_target_parser() -> impl clap::builder::TypedValueParser<Value = ReproTarget> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        ReproTarget::ALL.map(|t| PossibleValue::new(t.name()).help(t.description())),
+    )
+    .try_map(|s| ReproTarget::parse(&s))
 }
 
 /// One paper's reproduction as `gpusim repro` reports it.
@@ -452,27 +455,31 @@ struct ReproOutput {
     errors: Vec<String>,
     /// Every number, for `--json`.
     json: String,
+    /// The cells as CSV rows, for `--csv`.
+    csv: gpusim::report::repro_csv::ReproCsv,
 }
 
 /// `gpusim repro PAPER`: runs the reproduction, prints its tables and
 /// errors, writes the JSON.
+/// Where `gpusim repro` writes its results besides stdout.
+struct ReproFiles<'a> {
+    /// `--json FILE`.
+    json: Option<&'a std::path::Path>,
+    /// `--csv FILE`.
+    csv: Option<&'a std::path::Path>,
+}
+
 fn repro_cmd(
-    paper: ReproPaper,
+    paper: ReproTarget,
     jobs: Option<usize>,
-    json: Option<&std::path::Path>,
+    files: ReproFiles<'_>,
     quick: bool,
     dir: Option<PathBuf>,
     kernels: Vec<String>,
     colour: bool,
 ) -> ExitCode {
     use gpusim::report::{repro, repro_awg, repro_baws, repro_latency};
-    let default = match paper {
-        ReproPaper::Daws => repro::DEFAULT_DIR,
-        ReproPaper::Baws => repro_baws::DEFAULT_DIR,
-        ReproPaper::Lfws => repro_latency::LFWS.dir,
-        ReproPaper::Blws => repro_latency::BLWS.dir,
-        ReproPaper::Awg => repro_awg::DEFAULT_DIR,
-    };
+    let default = paper.default_dir();
     let dir = dir.unwrap_or_else(|| {
         let here = PathBuf::from(default);
         if here.is_dir() {
@@ -485,7 +492,7 @@ fn repro_cmd(
     let start = std::time::Instant::now();
     let progress = |line: &str| eprintln!("{line}");
     let result = match paper {
-        ReproPaper::Daws => {
+        ReproTarget::Daws => {
             let opts = repro::Options {
                 dir,
                 jobs,
@@ -506,9 +513,10 @@ fn repro_cmd(
                     .map(|(k, s, e)| format!("{k} {}: {e}", s.label()))
                     .collect(),
                 json: r.to_json(),
+                csv: r.to_csv(),
             })
         }
-        ReproPaper::Baws => {
+        ReproTarget::Baws => {
             let opts = repro_baws::Options {
                 dir,
                 jobs,
@@ -524,9 +532,10 @@ fn repro_cmd(
                     .map(|(k, s, e)| format!("{k} {}: {e}", s.label()))
                     .collect(),
                 json: r.to_json(),
+                csv: r.to_csv(),
             })
         }
-        ReproPaper::Awg => {
+        ReproTarget::Awg => {
             let opts = repro::Options {
                 dir,
                 jobs,
@@ -542,10 +551,11 @@ fn repro_cmd(
                     .map(|(k, s, e)| format!("{k} {s}: {e}"))
                     .collect(),
                 json: r.to_json(),
+                csv: r.to_csv(),
             })
         }
-        ReproPaper::Lfws | ReproPaper::Blws => {
-            let study = if matches!(paper, ReproPaper::Lfws) {
+        ReproTarget::Lfws | ReproTarget::Blws => {
+            let study = if matches!(paper, ReproTarget::Lfws) {
                 &repro_latency::LFWS
             } else {
                 &repro_latency::BLWS
@@ -565,6 +575,7 @@ fn repro_cmd(
                     .map(|(k, s, e)| format!("{k} {s}: {e}"))
                     .collect(),
                 json: r.to_json(),
+                csv: r.to_csv(),
             })
         }
     };
@@ -589,11 +600,21 @@ fn repro_cmd(
             outln!("  {e}");
         }
     }
-    if let Some(path) = json
+    if let Some(path) = files.json
         && let Err(e) = std::fs::write(path, r.json + "\n")
     {
         eprintln!("error: cannot write {}: {e}", path.display());
         return ExitCode::from(2);
+    }
+    if let Some(path) = files.csv {
+        let written = r
+            .csv
+            .to_csv()
+            .and_then(|text| std::fs::write(path, text).map_err(|e| e.to_string()));
+        if let Err(e) = written {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
     }
     if r.errors.is_empty() {
         ExitCode::SUCCESS
@@ -1643,10 +1664,22 @@ fn main() -> ExitCode {
             paper,
             jobs,
             json,
+            csv,
             quick,
             dir,
             kernels,
-        } => repro_cmd(paper, jobs, json.as_deref(), quick, dir, kernels, colour),
+        } => repro_cmd(
+            paper,
+            jobs,
+            ReproFiles {
+                json: json.as_deref(),
+                csv: csv.as_deref(),
+            },
+            quick,
+            dir,
+            kernels,
+            colour,
+        ),
         Command::Correlate {
             reference,
             sched,
@@ -1708,6 +1741,7 @@ fn main() -> ExitCode {
         Command::Explain(a) => cli::explain::run(a, colour),
         Command::Sweep(args) => cli::sweep::run(args),
         Command::Merge(args) => cli::sweep::merge(args),
+        Command::List(args) => cli::list::run(args),
         Command::Config { spec, sets } => match gpusim::config::load_config(&spec, &sets) {
             Ok(c) => {
                 out!("{}", c.to_toml());

@@ -2,4 +2,5 @@
 //! parses its arguments (a clap `Args` struct) and calls the library.
 
 pub mod explain;
+pub mod list;
 pub mod sweep;

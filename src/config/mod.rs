@@ -20,17 +20,56 @@ pub use validate::Problem;
 /// The presets that ship in the binary, default first.
 pub const PRESETS: &[&str] = &["gtx480", "daws", "baws", "awg", "tiny", "lfws-fig1"];
 
+/// Every shipped preset: name, one-line description (`gpusim list
+/// presets`) and TOML text, in [`PRESETS`] order. [`preset_text`] reads
+/// only this table, so a preset cannot ship without a description.
+pub const PRESET_TABLE: &[(&str, &str, &str)] = &[
+    (
+        "gtx480",
+        "NVIDIA Fermi GTX480 as GPGPU-Sim 3.2.2 models it: 15 SMs (BAWS, LFWS, BLWS; the default)",
+        include_str!("presets/gtx480.toml"),
+    ),
+    (
+        "daws",
+        "the GPGPU-Sim 3.1.0 machine of DAWS (MICRO 2013) Table 1: 30 SMs, 8-wide SIMD",
+        include_str!("presets/daws.toml"),
+    ),
+    (
+        "baws",
+        "the GTX480 of BAWS (ICS 2016) §5, 2-entry I-buffer per warp",
+        include_str!("presets/baws.toml"),
+    ),
+    (
+        "awg",
+        "the gem5 APU GPU of AWG (ISCA 2020) Table 1: 8 CUs, wavefronts of 64, SyncMon",
+        include_str!("presets/awg.toml"),
+    ),
+    (
+        "tiny",
+        "a small machine for fast tests: one SM, 16 warp slots, one scheduler",
+        include_str!("presets/tiny.toml"),
+    ),
+    (
+        "lfws-fig1",
+        "tiny with an 8-entry I-buffer and a 4-cycle L1D hit: the LFWS Fig. 1 worked example",
+        include_str!("presets/lfws-fig1.toml"),
+    ),
+];
+
 /// The TOML text of a shipped preset, with its comments.
 pub fn preset_text(name: &str) -> Option<&'static str> {
-    match name {
-        "gtx480" => Some(include_str!("presets/gtx480.toml")),
-        "daws" => Some(include_str!("presets/daws.toml")),
-        "baws" => Some(include_str!("presets/baws.toml")),
-        "awg" => Some(include_str!("presets/awg.toml")),
-        "tiny" => Some(include_str!("presets/tiny.toml")),
-        "lfws-fig1" => Some(include_str!("presets/lfws-fig1.toml")),
-        _ => None,
-    }
+    PRESET_TABLE
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, _, text)| *text)
+}
+
+/// The one-line description of a shipped preset.
+pub fn preset_description(name: &str) -> Option<&'static str> {
+    PRESET_TABLE
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|(_, d, _)| *d)
 }
 
 /// The whole machine.
@@ -613,5 +652,26 @@ impl GpuConfig {
         c.l2.ways = 4;
         c.dram.channels = 1;
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_name_has_a_description_and_text_and_loads() {
+        let table: Vec<&str> = PRESET_TABLE.iter().map(|(n, _, _)| *n).collect();
+        assert_eq!(table, PRESETS, "PRESET_TABLE and PRESETS disagree");
+        for (name, desc, text) in PRESET_TABLE {
+            assert!(!desc.trim().is_empty() && !desc.contains('\n'), "{name}");
+            assert_eq!(preset_text(name), Some(*text));
+            assert_eq!(preset_description(name), Some(*desc));
+            // The text's header names the preset it is.
+            assert!(text.starts_with(&format!("# {name}: ")), "{name}");
+            assert!(GpuConfig::preset(name).is_some(), "{name} does not parse");
+        }
+        assert_eq!(preset_text("gtx-480"), None);
+        assert_eq!(preset_description(""), None);
     }
 }

@@ -77,7 +77,8 @@ fn timeouts(quick: bool) -> Vec<u64> {
 
 /// The Sleep and Timeout settings Fig. 14 and Fig. 15 use.
 const SLEEP_14: &str = "sleep:4000";
-const TIMEOUT_14: &str = "timeout:10000";
+/// The Timeout setting of Figs. 14 and 15 (Fig. 15's normalization).
+pub const TIMEOUT_14: &str = "timeout:10000";
 
 /// One run's outcome.
 #[derive(Clone, Debug, Serialize)]
@@ -110,13 +111,15 @@ pub struct KernelResult {
 }
 
 impl KernelResult {
-    fn cell(&self, policy: &str, over: bool) -> Option<&Cell> {
+    /// The cell of `policy`, oversubscribed or not.
+    pub fn cell(&self, policy: &str, over: bool) -> Option<&Cell> {
         self.cells
             .iter()
             .find(|c| c.policy == policy && c.oversubscribed == over)
     }
 
-    fn cycles(&self, policy: &str, over: bool) -> Option<u64> {
+    /// Its cycles, when it finished and passed.
+    pub fn cycles(&self, policy: &str, over: bool) -> Option<u64> {
         self.cell(policy, over).and_then(|c| c.cycles)
     }
 }
@@ -260,6 +263,52 @@ fn run_cell(
     cell
 }
 
+/// What a figure's entries are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// Cycles over the busy-waiting baseline's (Figs. 7, 8).
+    RuntimeOverBusy,
+    /// Waiting instructions per acquire (Fig. 9).
+    WaitsPerAcquire,
+    /// The baseline's cycles over the policy's (Fig. 14).
+    SpeedupOverBusy,
+    /// Oversubscribed: `timeout:10000`'s cycles over the policy's
+    /// (Fig. 15; columns end in `*`).
+    SpeedupOverTimeout,
+}
+
+impl Measure {
+    /// The entry of `kernel` in `column` (a policy; `*`: oversubscribed).
+    pub fn value(self, k: &KernelResult, column: &str) -> Option<f64> {
+        match self {
+            Measure::RuntimeOverBusy => {
+                Some(k.cycles(column, false)? as f64 / k.cycles("busy", false)? as f64)
+            }
+            Measure::WaitsPerAcquire => k.cell(column, false)?.waits_per_acquire,
+            Measure::SpeedupOverBusy => {
+                Some(k.cycles("busy", false)? as f64 / k.cycles(column, false)? as f64)
+            }
+            Measure::SpeedupOverTimeout => {
+                let p = column.trim_end_matches('*');
+                Some(k.cycles(TIMEOUT_14, true)? as f64 / k.cycles(p, true)? as f64)
+            }
+        }
+    }
+}
+
+/// One figure's table: columns and what their entries are.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    /// `Fig. 7` …
+    pub figure: &'static str,
+    /// The table's title.
+    pub title: String,
+    /// Policies (`*`: oversubscribed).
+    pub columns: Vec<String>,
+    /// The entries.
+    pub measure: Measure,
+}
+
 /// The geometric mean of positive values.
 pub fn geometric_mean(xs: &[f64]) -> Option<f64> {
     if xs.is_empty() || xs.iter().any(|&x| x <= 0.0 || !x.is_finite()) {
@@ -340,14 +389,8 @@ impl Repro {
         o
     }
 
-    /// Every table.
-    pub fn tables(&self) -> String {
-        let rel = |k: &KernelResult, p: &str| {
-            Some(k.cycles(p, false)? as f64 / k.cycles("busy", false)? as f64)
-        };
-        let speedup = |k: &KernelResult, p: &str| {
-            Some(k.cycles("busy", false)? as f64 / k.cycles(p, false)? as f64)
-        };
+    /// The figures' tables: which columns, which measure.
+    pub fn figures(&self) -> Vec<Figure> {
         let sl: Vec<String> = self.sleeps.iter().map(|s| format!("sleep:{s}")).collect();
         let to: Vec<String> = self
             .timeouts
@@ -362,45 +405,61 @@ impl Repro {
             .chain(MONITORS)
             .map(|m| format!("{m}*"))
             .collect();
-        let over_speedup = |k: &KernelResult, p: &str| {
-            let p = p.trim_end_matches('*');
-            Some(k.cycles(TIMEOUT_14, true)? as f64 / k.cycles(p, true)? as f64)
-        };
-        [
-            self.table(
-                "Fig. 7: sleep with exponential backoff up to MAX cycles, runtime / busy runtime",
-                &sl,
-                rel,
-                true,
-            ),
-            self.table(
-                "Fig. 8: fixed timeout interval T, runtime / busy runtime",
-                &to,
-                rel,
-                true,
-            ),
-            self.table(
-                "Fig. 9: wait efficiency, waiting instructions per acquire (1 = MinResume)",
-                &mon,
-                |k, p| k.cell(p, false)?.waits_per_acquire,
-                true,
-            ),
-            self.table(
-                "Fig. 14: speedup over busy waiting, not oversubscribed",
-                &f14,
-                speedup,
-                true,
-            ),
-            self.table(
-                &format!(
+        vec![
+            Figure {
+                figure: "Fig. 7",
+                title: "Fig. 7: sleep with exponential backoff up to MAX cycles, runtime / busy runtime".into(),
+                columns: sl,
+                measure: Measure::RuntimeOverBusy,
+            },
+            Figure {
+                figure: "Fig. 8",
+                title: "Fig. 8: fixed timeout interval T, runtime / busy runtime".into(),
+                columns: to,
+                measure: Measure::RuntimeOverBusy,
+            },
+            Figure {
+                figure: "Fig. 9",
+                title: "Fig. 9: wait efficiency, waiting instructions per acquire (1 = MinResume)"
+                    .into(),
+                columns: mon,
+                measure: Measure::WaitsPerAcquire,
+            },
+            Figure {
+                figure: "Fig. 14",
+                title: "Fig. 14: speedup over busy waiting, not oversubscribed".into(),
+                columns: f14,
+                measure: Measure::SpeedupOverBusy,
+            },
+            Figure {
+                figure: "Fig. 15",
+                title: format!(
                     "Fig. 15: oversubscribed (GPU full, one CU leaves at cycle {REMOVE_AT}), speedup over {TIMEOUT_14}"
                 ),
-                &f15,
-                over_speedup,
-                true,
-            ),
+                columns: f15,
+                measure: Measure::SpeedupOverTimeout,
+            },
         ]
-        .join("\n")
+    }
+
+    /// The geometric mean of a figure's column over the kernels that have
+    /// a value, and how many do (the tables print `g(n)` when not all).
+    pub fn column_mean(&self, measure: Measure, column: &str) -> (Option<f64>, usize) {
+        let xs: Vec<f64> = self
+            .kernels
+            .iter()
+            .filter_map(|k| measure.value(k, column))
+            .collect();
+        (geometric_mean(&xs), xs.len())
+    }
+
+    /// Every table.
+    pub fn tables(&self) -> String {
+        self.figures()
+            .iter()
+            .map(|f| self.table(&f.title, &f.columns, |k, c| f.measure.value(k, c), true))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// Every number, as JSON.

@@ -131,6 +131,9 @@ pub fn issue_policies(
     n: usize,
     env: &PolicyEnv,
 ) -> Result<Vec<Box<dyn IssuePolicy>>, PolicyError> {
+    if !is_listed_issue_policy(name) {
+        return Err(PolicyError::Unknown);
+    }
     let slots = cfg.core.max_warps_per_sm as usize;
     let mut pols: Vec<Box<dyn IssuePolicy>> = match name {
         "ccws" => {
@@ -188,6 +191,23 @@ pub fn issue_policies(
     Ok(pols)
 }
 
+/// `name` is an entry of [`ISSUE_POLICIES`] (`swl:…` stands for the
+/// `swl:N` entry, whatever follows the colon). The constructors accept only
+/// listed names, so every policy has a description for `gpusim list`.
+pub fn is_listed_issue_policy(name: &str) -> bool {
+    let family = if name.starts_with("swl:") {
+        "swl:N"
+    } else {
+        name
+    };
+    ISSUE_POLICIES.iter().any(|(n, _)| *n == family)
+}
+
+/// `name` is an entry of `table` (a `(name, description)` registry).
+fn listed(table: &[(&str, &str)], name: &str) -> bool {
+    table.iter().any(|(n, _)| *n == name)
+}
+
 /// Fetch policies: name and description.
 pub const FETCH_POLICIES: &[(&str, &str)] = &[
     ("lrr", "round robin over warps with an empty I-buffer"),
@@ -213,6 +233,9 @@ pub fn default_fetch(sched: &str) -> &'static str {
 /// A fresh baseline issue policy for one scheduler (the policies without
 /// per-SM state), or `None` for other names.
 pub fn issue_policy(name: &str, cfg: &GpuConfig) -> Option<Box<dyn IssuePolicy>> {
+    if !is_listed_issue_policy(name) {
+        return None;
+    }
     Some(match name {
         "lrr" => Box::new(Lrr::default()),
         "srr" => Box::new(Srr::default()),
@@ -234,6 +257,9 @@ pub fn issue_policy(name: &str, cfg: &GpuConfig) -> Option<Box<dyn IssuePolicy>>
 
 /// A fresh fetch policy for one SM.
 pub fn fetch_policy(name: &str) -> Option<Box<dyn FetchPolicy>> {
+    if !listed(FETCH_POLICIES, name) {
+        return None;
+    }
     match name {
         "lrr" => Some(Box::new(FetchLrr::default())),
         "cff" => Some(Box::new(FetchCff)),
@@ -256,9 +282,84 @@ pub const CTA_POLICIES: &[(&str, &str)] = &[
 
 /// A fresh CTA policy for one GPU.
 pub fn cta_policy(name: &str) -> Option<Box<dyn CtaPolicy>> {
+    if !listed(CTA_POLICIES, name) {
+        return None;
+    }
     match name {
         "rr" => Some(Box::new(CtaRoundRobin::default())),
         "throttle" => Some(Box::new(CtaThrottle::default())),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A listed name made concrete (`swl:N` -> `swl:3`).
+    fn concrete(name: &str) -> String {
+        name.replace(":N", ":3")
+    }
+
+    #[test]
+    fn every_listed_issue_policy_builds_and_has_a_description() {
+        let cfg = GpuConfig::tiny();
+        let env = PolicyEnv {
+            profile: Some(Arc::new(DawsProfile::default())),
+            recorder: None,
+        };
+        for (name, desc) in ISSUE_POLICIES {
+            assert!(!desc.trim().is_empty(), "`{name}` has no description");
+            assert!(!desc.contains('\n'), "`{name}`: not one line");
+            let n = concrete(name);
+            match issue_policies(&n, &cfg, 2, &env) {
+                Ok(p) => assert_eq!(p.len(), 2, "{n}"),
+                // The one listed name that is a sweep, not a policy.
+                Err(PolicyError::Invalid(e)) if *name == "best-swl" => {
+                    assert!(e.contains("sweep"), "{e}")
+                }
+                Err(e) => panic!("listed `{n}` is not accepted: {e:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn unlisted_names_are_refused_by_every_constructor() {
+        let cfg = GpuConfig::tiny();
+        for bad in ["", "GTO", "gto ", "swl", "mwf", "daws-detected", "rr"] {
+            assert_eq!(
+                issue_policies(bad, &cfg, 1, &PolicyEnv::default()).err(),
+                Some(PolicyError::Unknown),
+                "`{bad}`"
+            );
+            assert!(issue_policy(bad, &cfg).is_none(), "`{bad}`");
+        }
+        // `swl:` with a bad limit is the listed `swl:N` with a reason.
+        assert!(matches!(
+            issue_policies("swl:0", &cfg, 1, &PolicyEnv::default()),
+            Err(PolicyError::Invalid(_))
+        ));
+        for bad in ["", "LRR", "gto", "rr"] {
+            assert!(fetch_policy(bad).is_none(), "fetch `{bad}`");
+        }
+        for bad in ["", "RR", "lrr", "throttle:2"] {
+            assert!(cta_policy(bad).is_none(), "cta `{bad}`");
+        }
+    }
+
+    #[test]
+    fn every_listed_fetch_and_cta_policy_builds() {
+        for (name, desc) in FETCH_POLICIES {
+            assert!(!desc.trim().is_empty(), "fetch `{name}`");
+            assert!(fetch_policy(name).is_some(), "fetch `{name}`");
+        }
+        for (name, desc) in CTA_POLICIES {
+            assert!(!desc.trim().is_empty(), "cta `{name}`");
+            assert!(cta_policy(name).is_some(), "cta `{name}`");
+        }
+        // The defaults are listed.
+        for s in ["baws", "gto"] {
+            assert!(listed(FETCH_POLICIES, default_fetch(s)));
+        }
     }
 }

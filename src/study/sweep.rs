@@ -464,17 +464,13 @@ impl RunResult {
 /// out of the CSV like the arrays.
 const SKIPPED_STATS: &[&str] = &["samples"];
 
-/// The scalar leaves of a `Stats` JSON, in the JSON's field order, their
-/// key paths joined with `.`; arrays (per launch, per SM, per warp) and
-/// the top-level `samples` (time series) are left out.
-pub fn flatten(stats: &Value) -> Vec<(String, &Value)> {
+/// The scalar leaves of a JSON value (nulls included), in its field
+/// order, their key paths joined with `.`; arrays are left out.
+pub fn scalar_leaves(v: &Value) -> Vec<(String, &Value)> {
     fn walk<'v>(prefix: &str, v: &'v Value, out: &mut Vec<(String, &'v Value)>) {
         match v {
             Value::Object(m) => {
                 for (k, x) in m {
-                    if prefix.is_empty() && SKIPPED_STATS.contains(&k.as_str()) {
-                        continue;
-                    }
                     let path = if prefix.is_empty() {
                         k.clone()
                     } else {
@@ -488,8 +484,22 @@ pub fn flatten(stats: &Value) -> Vec<(String, &Value)> {
         }
     }
     let mut out = Vec::new();
-    walk("", stats, &mut out);
+    walk("", v, &mut out);
     out
+}
+
+/// The scalar leaves of a `Stats` JSON ([`scalar_leaves`]); arrays (per
+/// launch, per SM, per warp) and the top-level `samples` (time series)
+/// are left out.
+pub fn flatten(stats: &Value) -> Vec<(String, &Value)> {
+    scalar_leaves(stats)
+        .into_iter()
+        .filter(|(k, _)| {
+            !SKIPPED_STATS
+                .iter()
+                .any(|s| k == s || k.strip_prefix(s).is_some_and(|r| r.starts_with('.')))
+        })
+        .collect()
 }
 
 /// The statistic columns of every sweep CSV: the scalar leaves of the

@@ -239,6 +239,52 @@ mod tests {
         );
     }
 
+    /// The `SYNC_POLICIES` entry of a policy. An exhaustive match: a new
+    /// variant does not compile here until it is given its entry.
+    fn listed_name(p: SyncPolicy) -> &'static str {
+        match p {
+            SyncPolicy::Busy => "busy",
+            SyncPolicy::Sleep { .. } => "sleep:MAX",
+            SyncPolicy::Timeout { .. } => "timeout:T",
+            SyncPolicy::MonRsAll => "monrs-all",
+            SyncPolicy::MonRAll => "monr-all",
+            SyncPolicy::MonNrAll => "monnr-all",
+            SyncPolicy::MonNrOne => "monnr-one",
+            SyncPolicy::Awg => "awg",
+        }
+    }
+
+    #[test]
+    fn every_policy_is_listed_once_with_a_description() {
+        let mut seen = Vec::new();
+        for (name, desc) in SYNC_POLICIES {
+            assert!(!desc.trim().is_empty() && !desc.contains('\n'), "{name}");
+            let s = name.replace("MAX", "4000").replace(":T", ":1000");
+            let p = SyncPolicy::parse(&s).unwrap();
+            // Parsing the listed name gives the policy listed under it.
+            assert_eq!(listed_name(p), *name);
+            seen.push(*name);
+        }
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), SYNC_POLICIES.len(), "a name listed twice");
+        // Every variant (add a new one here as well as in `listed_name`)
+        // is listed and prints as something that parses back to it.
+        for p in [
+            SyncPolicy::Busy,
+            SyncPolicy::Sleep { max: 7 },
+            SyncPolicy::Timeout { t: 9 },
+            SyncPolicy::MonRsAll,
+            SyncPolicy::MonRAll,
+            SyncPolicy::MonNrAll,
+            SyncPolicy::MonNrOne,
+            SyncPolicy::Awg,
+        ] {
+            assert!(seen.contains(&listed_name(p)), "{p} is not listed");
+            assert_eq!(SyncPolicy::parse(&p.to_string()), Ok(p));
+        }
+    }
+
     #[test]
     fn bad_values_name_the_problem() {
         assert!(

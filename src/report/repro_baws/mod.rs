@@ -44,6 +44,8 @@ use crate::workload::runner::Prepared;
 
 mod tables;
 
+pub use tables::{NORMALIZED_TABLES, NormalizedTable};
+
 /// The machine: the `baws` preset (BAWS §5).
 pub const CONFIG: &str = "baws";
 
@@ -306,7 +308,8 @@ impl Setup {
         }
     }
 
-    fn runs_on(self, class: Class) -> bool {
+    /// The setup runs on kernels of `class`.
+    pub fn runs_on(self, class: Class) -> bool {
         class == Class::Barrier || Setup::NON_BARRIER.contains(&self)
     }
 }

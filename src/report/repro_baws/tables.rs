@@ -8,6 +8,73 @@ use serde::Serialize;
 use super::{BarrierStats, Claim, Class, Repro, Setup};
 use crate::timing::stats::StallCounts;
 
+/// One of the normalized-IPC tables: which kernels, which setups, over
+/// which base; the text tables and the CSV's harmonic-mean rows read these.
+#[derive(Clone, Copy, Debug)]
+pub struct NormalizedTable {
+    /// The paper's figure (`Fig. 8`, `§6.4`).
+    pub figure: &'static str,
+    /// The table's title.
+    pub title: &'static str,
+    /// Its kernels.
+    pub class: Class,
+    /// Its columns.
+    pub setups: &'static [Setup],
+    /// The normalization.
+    pub base: Setup,
+}
+
+const FIG8: NormalizedTable = NormalizedTable {
+    figure: "Fig. 8",
+    title: "Fig. 8: IPC normalized to LRR, barrier-intensive kernels",
+    class: Class::Barrier,
+    setups: &[
+        Setup::Lrr,
+        Setup::Gto,
+        Setup::Tls,
+        Setup::MwfLrr,
+        Setup::MwfGto,
+        Setup::MwfLrrCff,
+        Setup::Baws,
+    ],
+    base: Setup::Lrr,
+};
+
+const FIG9: NormalizedTable = NormalizedTable {
+    figure: "Fig. 9",
+    title: "Fig. 9: fetch policy under MWF(GTO) (LRR, FEF, CFF fetch), IPC normalized to LRR issue",
+    class: Class::Barrier,
+    setups: &[Setup::MwfGto, Setup::MwfGtoFef, Setup::Baws],
+    base: Setup::Lrr,
+};
+
+const IBUFFER: NormalizedTable = NormalizedTable {
+    figure: "§6.4",
+    title: "6.4: I-buffer 2 -> 4 entries vs CFF, under GTO, IPC normalized to GTO",
+    class: Class::Barrier,
+    setups: &[Setup::GtoIbuf4, Setup::GtoCff],
+    base: Setup::Gto,
+};
+
+const FIG11: NormalizedTable = NormalizedTable {
+    figure: "Fig. 11",
+    title: "Fig. 11: non-barrier-intensive kernels, IPC normalized to LRR",
+    class: Class::NonBarrier,
+    setups: &[Setup::Gto, Setup::Baws, Setup::Saws],
+    base: Setup::Lrr,
+};
+
+const FIG12: NormalizedTable = NormalizedTable {
+    figure: "Fig. 12",
+    title: "Fig. 12: barrier-intensive kernels, IPC normalized to GTO",
+    class: Class::Barrier,
+    setups: &[Setup::Baws, Setup::Saws, Setup::SawsCff],
+    base: Setup::Gto,
+};
+
+/// Every normalized-IPC table, in the paper's order.
+pub const NORMALIZED_TABLES: [NormalizedTable; 5] = [FIG8, FIG9, IBUFFER, FIG11, FIG12];
+
 impl Repro {
     fn machine(&self) -> String {
         format!(
@@ -55,61 +122,32 @@ impl Repro {
 
     /// Fig. 8: barrier-intensive kernels, IPC normalized to LRR.
     pub fn fig8_table(&self) -> String {
-        self.normalized_table(
-            "Fig. 8: IPC normalized to LRR, barrier-intensive kernels",
-            Class::Barrier,
-            &[
-                Setup::Lrr,
-                Setup::Gto,
-                Setup::Tls,
-                Setup::MwfLrr,
-                Setup::MwfGto,
-                Setup::MwfLrrCff,
-                Setup::Baws,
-            ],
-            Setup::Lrr,
-        )
+        self.render(&FIG8)
     }
 
     /// Fig. 9: fetch LRR, FEF and CFF under MWF(GTO), normalized to LRR.
     pub fn fig9_table(&self) -> String {
-        self.normalized_table(
-            "Fig. 9: fetch policy under MWF(GTO) (LRR, FEF, CFF fetch), IPC normalized to LRR issue",
-            Class::Barrier,
-            &[Setup::MwfGto, Setup::MwfGtoFef, Setup::Baws],
-            Setup::Lrr,
-        )
+        self.render(&FIG9)
     }
 
     /// §6.4: a 4-entry I-buffer against CFF, both under GTO.
     pub fn ibuffer_table(&self) -> String {
-        self.normalized_table(
-            "6.4: I-buffer 2 -> 4 entries vs CFF, under GTO, IPC normalized to GTO",
-            Class::Barrier,
-            &[Setup::GtoIbuf4, Setup::GtoCff],
-            Setup::Gto,
-        )
+        self.render(&IBUFFER)
     }
 
     /// Fig. 11 (and Fig. 14's SAWS): non-barrier-intensive kernels,
     /// normalized to LRR.
     pub fn fig11_table(&self) -> String {
-        self.normalized_table(
-            "Fig. 11: non-barrier-intensive kernels, IPC normalized to LRR",
-            Class::NonBarrier,
-            &[Setup::Gto, Setup::Baws, Setup::Saws],
-            Setup::Lrr,
-        )
+        self.render(&FIG11)
     }
 
     /// Fig. 12: BAWS, SAWS and SAWS+CFF normalized to GTO.
     pub fn fig12_table(&self) -> String {
-        self.normalized_table(
-            "Fig. 12: barrier-intensive kernels, IPC normalized to GTO",
-            Class::Barrier,
-            &[Setup::Baws, Setup::Saws, Setup::SawsCff],
-            Setup::Gto,
-        )
+        self.render(&FIG12)
+    }
+
+    fn render(&self, t: &NormalizedTable) -> String {
+        self.normalized_table(t.title, t.class, t.setups, t.base)
     }
 
     /// Fig. 10: per barrier-intensive kernel and policy (LRR, GTO,
