@@ -340,6 +340,10 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         sets: Vec<(String, String)>,
     },
+    /// Draw a sweep CSV as grouped bars (normalized to a baseline, with
+    /// the harmonic mean), or a run's JSON as a stall breakdown or a time
+    /// series, as SVG (docs/plots.md). Exit status 0, 2 on an error.
+    Plot(cli::plot::PlotArgs),
     /// Draw each warp's state over time on one SM as SVG, after the BAWS
     /// paper's Fig. 4: one row per warp of the chosen CTAs, time to the
     /// right, coloured by state (issued, ready, data, structural, fetch /
@@ -1626,6 +1630,7 @@ fn main() -> ExitCode {
             },
             colour,
         ),
+        Command::Plot(args) => cli::plot::run(args),
         Command::Config { spec, sets } => match gpusim::config::load_config(&spec, &sets) {
             Ok(c) => {
                 out!("{}", c.to_toml());

@@ -1,2 +1,4 @@
 //! Subcommands of the `gpusim` binary that live in their own file: each
 //! parses its arguments (a clap `Args` struct) and calls the library.
+
+pub mod plot;

@@ -2,6 +2,8 @@
 
 pub mod cfg_text;
 pub mod correlate;
+pub mod html_report;
+pub mod plot;
 pub mod repro;
 pub mod repro_awg;
 pub mod repro_baws;
