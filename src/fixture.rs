@@ -369,6 +369,18 @@ impl Fixture {
         cfg: &GpuConfig,
         sched: &str,
     ) -> Result<TimedRun, FixtureError> {
+        self.run_recording(prepared, cfg, sched, crate::timing::Recording::default())
+    }
+
+    /// [`Fixture::run_prepared`] recording what `record` asks for (a time
+    /// series, the issue log).
+    pub fn run_recording(
+        &self,
+        prepared: &Prepared,
+        cfg: &GpuConfig,
+        sched: &str,
+        record: crate::timing::Recording,
+    ) -> Result<TimedRun, FixtureError> {
         let fail = |e| {
             self.err(FixtureErrorKind::Run {
                 sched: sched.to_string(),
@@ -398,8 +410,8 @@ impl Fixture {
             let r = crate::timing::run_timed_with(prepared, &[], cfg, &rec, false).map_err(fail)?;
             policies.profile = r.profile.map(std::sync::Arc::new);
         }
-        let run =
-            crate::timing::run_timed_with(prepared, &[], cfg, &policies, false).map_err(fail)?;
+        let run = crate::timing::run_timed_recording(prepared, &[], cfg, &policies, record)
+            .map_err(fail)?;
         if !run.check.passed() {
             return Err(self.err(FixtureErrorKind::Check {
                 sched: sched.to_string(),

@@ -28,13 +28,13 @@ fn write_stdout(args: std::fmt::Arguments<'_>) {
 
 /// `print!` that survives a closed stdout.
 macro_rules! out {
-    ($($t:tt)*) => { write_stdout(format_args!($($t)*)) };
+    ($($t:tt)*) => { $crate::write_stdout(format_args!($($t)*)) };
 }
 
 /// `println!` that survives a closed stdout.
 macro_rules! outln {
-    () => { write_stdout(format_args!("\n")) };
-    ($($t:tt)*) => { write_stdout(format_args!("{}\n", format_args!($($t)*))) };
+    () => { $crate::write_stdout(format_args!("\n")) };
+    ($($t:tt)*) => { $crate::write_stdout(format_args!("{}\n", format_args!($($t)*))) };
 }
 
 mod cli;
@@ -132,6 +132,16 @@ enum Command {
         /// instruction text.
         #[arg(long, value_name = "FILE")]
         issue_log: Option<PathBuf>,
+        /// Record a time series: every N cycles, per SM, IPC, scheduler
+        /// cycles by stall category, resident warps and L1D misses, and
+        /// GPU-wide DRAM traffic; written as `samples` into `--json` and
+        /// as CSV into `--sample-csv`.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        sample: Option<u64>,
+        /// Write the time series (`--sample`) as CSV to FILE: one row per
+        /// SM and window.
+        #[arg(long, value_name = "FILE", requires = "sample")]
+        sample_csv: Option<PathBuf>,
         #[command(flatten)]
         shape: WorkloadShape,
         /// After the run, write buffer NAME's bytes (raw little-endian) to
@@ -386,6 +396,16 @@ enum Command {
         #[command(flatten)]
         shape: WorkloadShape,
     },
+    /// Print a kernel's PTX annotated line by line with what the timing
+    /// model counted there, summed over its launches: warp instructions
+    /// issued, stalled warp-cycles (every state but issued) and their share,
+    /// the main stall categories, the L1D miss rate and mean latency of
+    /// memory instructions; then the lines where warps stalled most. With
+    /// `--vs S2`, run the workload again under S2 and show, line by line,
+    /// where the two runs' warp-cycles differ and which stall categories
+    /// account for the difference. Exit status 0, 1 if a run's check
+    /// fails, 2 on an error.
+    Explain(cli::explain::ExplainArgs),
     /// Print a machine configuration, resolved and validated: every field
     /// with a comment. Exit status 2 on an error.
     Config {
@@ -742,6 +762,20 @@ fn kernel_names(prepared: &gpusim::workload::runner::Prepared) -> String {
 struct Outputs<'a> {
     json: Option<&'a std::path::Path>,
     issue_log: Option<&'a std::path::Path>,
+    /// `--sample N`.
+    sample: Option<u64>,
+    /// `--sample-csv FILE`.
+    sample_csv: Option<&'a std::path::Path>,
+}
+
+impl Outputs<'_> {
+    /// What the run must record for these outputs.
+    fn recording(&self) -> gpusim::timing::Recording {
+        gpusim::timing::Recording {
+            issue_log: self.issue_log.is_some(),
+            sample: self.sample,
+        }
+    }
 }
 
 /// Writes the issue log: for each launch a `# launch N: kernel NAME grid
@@ -841,14 +875,20 @@ fn run_best_swl(
                 s.best.stats.cycles
             );
             let mut best = s.best;
-            if out.issue_log.is_some() {
-                // The sweep keeps no logs: run the winner again with one
-                // (deterministic, so the same run).
+            if out.recording() != gpusim::timing::Recording::default() {
+                // The sweep keeps no logs or time series: run the winner
+                // again with them (deterministic, so the same run).
                 let pol = gpusim::timing::Policies {
                     sched: format!("swl:{}", s.best_limit),
                     ..policies.clone()
                 };
-                match gpusim::timing::run_timed_with(prepared, args, cfg, &pol, true) {
+                match gpusim::timing::run_timed_recording(
+                    prepared,
+                    args,
+                    cfg,
+                    &pol,
+                    out.recording(),
+                ) {
                     Ok(r) => best = r,
                     Err(e) => return report_run_error(e, colour),
                 }
@@ -882,6 +922,18 @@ fn finish_timed(
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }
+    if let Some(path) = out.sample_csv {
+        let csv = r
+            .stats
+            .samples
+            .as_ref()
+            .map(|s| s.to_csv())
+            .unwrap_or_default();
+        if let Err(e) = std::fs::write(path, csv) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+    }
     if let Some(path) = out.json {
         let mut v = serde_json::to_value(&r.stats).expect("stats serialize");
         if let Some(m) = v.as_object_mut() {
@@ -908,8 +960,7 @@ fn run_timed(
     out: Outputs<'_>,
     colour: bool,
 ) -> ExitCode {
-    let log = out.issue_log.is_some();
-    match gpusim::timing::run_timed_with(prepared, args, cfg, policies, log) {
+    match gpusim::timing::run_timed_recording(prepared, args, cfg, policies, out.recording()) {
         Ok(r) => {
             outln!("{}", kernel_names(prepared));
             finish_timed(prepared, r, out)
@@ -1319,6 +1370,8 @@ fn main() -> ExitCode {
             sets,
             json,
             issue_log,
+            sample,
+            sample_csv,
             shape:
                 WorkloadShape {
                     launch,
@@ -1369,9 +1422,17 @@ fn main() -> ExitCode {
                 }
             };
             if !functional {
+                if sample.is_some() && json.is_none() && sample_csv.is_none() {
+                    eprintln!(
+                        "error: --sample records a time series into --json FILE or --sample-csv FILE; give one"
+                    );
+                    return ExitCode::from(2);
+                }
                 let out = Outputs {
                     json: json.as_deref(),
                     issue_log: issue_log.as_deref(),
+                    sample,
+                    sample_csv: sample_csv.as_deref(),
                 };
                 let profile = match profile {
                     None => None,
@@ -1631,6 +1692,7 @@ fn main() -> ExitCode {
             colour,
         ),
         Command::Plot(args) => cli::plot::run(args),
+        Command::Explain(a) => cli::explain::run(a, colour),
         Command::Config { spec, sets } => match gpusim::config::load_config(&spec, &sets) {
             Ok(c) => {
                 out!("{}", c.to_toml());

@@ -2,6 +2,7 @@
 
 pub mod cfg_text;
 pub mod correlate;
+pub mod explain;
 pub mod html_report;
 pub mod plot;
 pub mod repro;

@@ -28,12 +28,14 @@ impl Sm {
 
     /// Places CTA `id` (linear index `linear`) on this SM at cycle `now`.
     pub fn assign_cta(&mut self, ctx: &LaunchCtx<'_>, id: [u32; 3], need: [u32; 4], now: u64) {
-        self.place_cta(ctx, id, need, now, None);
+        // Assigned at the end of cycle `now`: alive from `now + 1`.
+        self.place_cta(ctx, id, need, now, now + 1, None);
     }
 
     /// Places a context-switched-out CTA (`wg_sync.rs`) back on this SM at
-    /// cycle `now` (the caller checked [`Sm::fits`]); returns its CTA slot.
-    /// Its warps continue where they stopped.
+    /// the start of cycle `now`, before the SM runs (the caller checked
+    /// [`Sm::fits`]); returns its CTA slot. Its warps continue where they
+    /// stopped, alive (and charged their states) from `now`.
     pub fn restore_cta(
         &mut self,
         ctx: &LaunchCtx<'_>,
@@ -41,17 +43,19 @@ impl Sm {
         need: [u32; 4],
         now: u64,
     ) -> u32 {
-        self.place_cta(ctx, saved.id, need, now, Some(saved))
+        self.place_cta(ctx, saved.id, need, now, now, Some(saved))
     }
 
     /// [`Sm::assign_cta`] and [`Sm::restore_cta`]: a new CTA, or a saved
-    /// one whose warps, shared memory and barrier phases it keeps.
+    /// one whose warps, shared memory and barrier phases it keeps, placed
+    /// at cycle `now` (its warps' age) with its warps alive from `alive`.
     fn place_cta(
         &mut self,
         ctx: &LaunchCtx<'_>,
         id: [u32; 3],
         need: [u32; 4],
         now: u64,
+        alive: u64,
         saved: Option<CtaSlot>,
     ) -> u32 {
         let c = self
@@ -139,16 +143,15 @@ impl Sm {
                 dyn_id: self.next_dyn_id,
                 sb,
                 ibuf,
-                start: now + 1,
+                start: alive,
                 fetch_pc: pc,
                 done,
                 barrier_wait: at_barrier,
                 ..WarpSlot::default()
             };
             slot.sb.clear(ctx.sb_words);
-            // Assigned at the end of cycle `now`: alive from `now + 1`.
-            self.issue_slots[s as usize] = IssueSlot::new(now + 1, s % ns);
-            self.charge_new_warp(s, now + 1);
+            self.issue_slots[s as usize] = IssueSlot::new(alive, s % ns);
+            self.charge_new_warp(s, alive);
             self.refresh_fetch_need(s);
             self.next_dyn_id = self.next_dyn_id.wrapping_add(1);
             self.views[s as usize] = WarpView {
@@ -183,7 +186,7 @@ impl Sm {
             self.cta_barrier[c].first_hit = now;
         }
         if let Some(t) = self.timeline.as_mut() {
-            t.cta_placed(c, id, &slots, now + 1);
+            t.cta_placed(c, id, &slots, alive);
         }
         let g = ctx.grid;
         self.ctas[c] = Some(CtaSlot {
@@ -205,7 +208,7 @@ impl Sm {
             regs: need[2],
             smem: need[3],
             phases: saved_phases.unwrap_or_else(|| {
-                crate::timing::barrier_stats::CtaPhases::new(nwarps as usize, now + 1)
+                crate::timing::barrier_stats::CtaPhases::new(nwarps as usize, alive)
             }),
         });
         self.used[0] += need[0];
@@ -219,13 +222,14 @@ impl Sm {
     }
 
     /// Takes CTA slot `c` (drained: [`Sm::cta_drained`]) off this SM at the
-    /// end of cycle `now`, freeing its resources, and returns its state (a
-    /// context switch out, `wg_sync.rs`).
+    /// start of cycle `now`, before the SM runs (its warps are charged
+    /// their states up to `now`), freeing its resources, and returns its
+    /// state (a context switch out, `wg_sync.rs`).
     pub fn evict_cta(&mut self, c: u32, now: u64) -> CtaSlot {
         let cta = self.ctas[c as usize].take().expect("a resident CTA");
         let ns = self.sched_warps.len() as u32;
         for &s in &cta.slots {
-            self.charge_until(s, now + 1);
+            self.charge_until(s, now);
             self.policies[(s % ns) as usize].on_warp_exit(s);
             let w = &mut self.warps[s as usize];
             w.live = false;

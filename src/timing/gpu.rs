@@ -13,6 +13,7 @@ use crate::sync::policy::SyncPolicy;
 use crate::timing::barrier_stats::{BarrierCounters, BarrierStats};
 use crate::timing::cta::{CtaScheduler, cta_need, never_fits};
 use crate::timing::memsys::{MemSys, Packet};
+use crate::timing::sampling::Sampler;
 use crate::timing::sm::{IssueRecord, LaunchCtx, Sm};
 use crate::timing::sm_sync::AtomicSeen;
 use crate::timing::stats::{LaunchStats, SmStats, Stats};
@@ -53,6 +54,8 @@ pub struct Gpu {
     seen: AtomicSeen,
     /// Scratch: waiting loads the SMs executed this cycle.
     issue_waits: Vec<crate::timing::sm_sync::WaitSeen>,
+    /// The time series being recorded (`--sample N`).
+    sampler: Option<Sampler>,
 }
 
 impl Gpu {
@@ -127,6 +130,7 @@ impl Gpu {
             sync: WgSync::new(SyncPolicy::Busy, cfg),
             seen: AtomicSeen::default(),
             issue_waits: Vec::new(),
+            sampler: None,
         })
     }
 
@@ -197,6 +201,11 @@ impl Gpu {
             // keeps its lines (GPGPU-Sim invalidates only the L1D).
             sm.l1d.clear();
             sm.barrier_counters = BarrierCounters::default();
+            sm.pc_counters.clear();
+            sm.pc_counters.resize(
+                ctx.kernel.insts.len(),
+                crate::timing::pc_stats::PcCounters::default(),
+            );
         }
         let mut ctas = CtaScheduler::new(total, need);
         let start = self.now;
@@ -211,6 +220,9 @@ impl Gpu {
         let mut last_progress = start;
         let launch_index = self.launches.len() as u32;
         self.sync.start_launch(launch_index);
+        if let Some(s) = self.sampler.as_mut() {
+            s.start_launch(launch_index, start, &self.sms, &self.mem.stats);
+        }
         for sm in &mut self.sms {
             if let Some(t) = sm.timeline.as_mut() {
                 t.launch_start(launch_index, &ctx.kernel.name, ctx.grid, start);
@@ -218,6 +230,13 @@ impl Gpu {
         }
         loop {
             let now = self.now;
+            if self
+                .sampler
+                .as_ref()
+                .is_some_and(|s| now >= s.next_boundary())
+            {
+                self.end_sample_window(now);
+            }
             self.atomics.clear();
             self.replies.clear();
             let mem_active = self.mem.cycle(now, &mut self.atomics, &mut self.replies);
@@ -357,6 +376,9 @@ impl Gpu {
             if let Some(t) = self.sync.next_due(now) {
                 next = next.min(t);
             }
+            if let Some(s) = &self.sampler {
+                next = next.min(s.next_boundary());
+            }
             if ctas.exhausted() && self.sms.iter().all(Sm::empty) && !self.sync.outstanding() {
                 self.now += 1;
                 for sm in &mut self.sms {
@@ -412,6 +434,7 @@ impl Gpu {
         for sm in &mut self.sms {
             sm.flush_account();
         }
+        self.end_sample_window(self.now);
         let after = self.total_sm_stats();
         let m0 = &mem_before;
         let m1 = &self.mem.stats;
@@ -425,6 +448,13 @@ impl Gpu {
         }
         self.barrier_totals.merge(&barriers);
         let hits = |t: &SmStats| t.l1d.intra_warp_hits + t.l1d.inter_warp_hits;
+        let total = after.since(&before);
+        let cycles = (self.now - start).max(1) as f64;
+        let pcs = {
+            let per_sm: Vec<&[crate::timing::pc_stats::PcCounters]> =
+                self.sms.iter().map(|s| &s.pc_counters[..]).collect();
+            crate::timing::pc_stats::collect(&per_sm, |pc| ctx.kernel.insts[pc as usize].line)
+        };
         self.launches.push(LaunchStats {
             kernel: ctx.kernel.name.clone(),
             grid: ctx.grid,
@@ -447,6 +477,12 @@ impl Gpu {
             dram_writes: m1.dram_writes - m0.dram_writes,
             shared_accesses: after.shared_accesses - before.shared_accesses,
             barriers: BarrierStats::of(&barriers),
+            ipc: total.warp_insts as f64 / cycles,
+            thread_ipc: total.thread_insts as f64 / cycles,
+            locality: crate::timing::stats::LocalityStats::of(&total),
+            total,
+            mem: m1.since(m0),
+            pcs,
         });
         Ok(())
     }
@@ -498,6 +534,26 @@ impl Gpu {
             }
         }
         e
+    }
+
+    /// Records a time series with windows of `interval` cycles
+    /// ([`crate::timing::sampling`]).
+    pub fn enable_sampling(&mut self, interval: u64) {
+        self.sampler = Some(Sampler::new(interval));
+    }
+
+    /// Ends the sampling window at `now`: every SM's cycles are charged up
+    /// to `now` first.
+    fn end_sample_window(&mut self, now: u64) {
+        let Some(s) = self.sampler.as_mut() else {
+            return;
+        };
+        for sm in &mut self.sms {
+            sm.account(now - sm.last_run);
+            sm.last_run = now;
+            sm.flush_account();
+        }
+        s.end_window(now, &self.sms, &self.mem.stats);
     }
 
     /// Starts recording every issued instruction.
@@ -572,6 +628,7 @@ impl Gpu {
             total,
             mem: self.mem.stats.clone(),
             launches: self.launches.clone(),
+            samples: self.sampler.as_ref().map(|s| s.samples.clone()),
             sms: self.sms.iter().map(|s| s.stats.clone()).collect(),
             warps: {
                 let mut w: Vec<_> = self

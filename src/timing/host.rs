@@ -234,6 +234,9 @@ impl Host for TimingHost<'_> {
             })?;
         if let Some(l) = self.gpu.launches.last_mut() {
             l.regs_source = source.name().to_string();
+            for p in &mut l.pcs {
+                p.text = program.inst_text(k, p.pc as usize);
+            }
         }
         self.device.launches += 1;
         Ok(())
@@ -318,9 +321,37 @@ pub fn run_timed_with(
     policies: &Policies,
     log: bool,
 ) -> Result<TimedRun, RunError> {
+    let rec = Recording {
+        issue_log: log,
+        sample: None,
+    };
+    run_timed_recording(p, overrides, cfg, policies, rec)
+}
+
+/// What a timed run records besides its statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Recording {
+    /// Every issued instruction ([`TimedRun::issue_log`]).
+    pub issue_log: bool,
+    /// A time series with windows of this many cycles
+    /// ([`Stats::samples`](crate::timing::Stats::samples)).
+    pub sample: Option<u64>,
+}
+
+/// [`run_timed_with`] recording what `rec` asks for.
+pub fn run_timed_recording(
+    p: &Prepared,
+    overrides: &[(String, String)],
+    cfg: &GpuConfig,
+    policies: &Policies,
+    rec: Recording,
+) -> Result<TimedRun, RunError> {
     run_timed_setup(p, overrides, cfg, policies, |gpu| {
-        if log {
+        if rec.issue_log {
             gpu.enable_issue_log();
+        }
+        if let Some(n) = rec.sample {
+            gpu.enable_sampling(n);
         }
         Ok(())
     })

@@ -426,11 +426,16 @@ impl Sm {
                 10
             }
         };
-        let code = &mut self.charge_codes[slot as usize];
-        if *code != now_state {
-            self.warps[slot as usize].state_cycles[*code as usize] += now - is.timed_since;
-            *code = now_state;
+        let code = self.charge_codes[slot as usize];
+        if code != now_state {
+            let (since, pc) = (is.timed_since, is.charge_pc);
+            self.warps[slot as usize].state_cycles[code as usize] += now - since;
+            self.charge_pc(pc, code, now - since);
+            self.charge_codes[slot as usize] = now_state;
+            let next_pc = self.interval_pc(slot, now_state);
+            let is = &mut self.issue_slots[slot as usize];
             is.timed_since = now;
+            is.charge_pc = next_pc;
             if let Some(t) = self.timeline.as_mut() {
                 t.state(slot, now, now_state);
             }
@@ -532,6 +537,10 @@ impl Sm {
             .ibuf
             .pop_front()
             .expect("ready warp has an instruction");
+        self.issue_slots[si].last_pc = head.pc;
+        if let Some(c) = self.pc_counters.get_mut(head.pc as usize) {
+            c.issues += 1;
+        }
         let (c, index) = (self.warps[si].cta as usize, self.warps[si].index as usize);
         let cfg = ctx.cfg;
         let cta = self.ctas[c].as_mut().expect("live warp has a CTA");

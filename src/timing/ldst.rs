@@ -61,7 +61,11 @@ impl Sm {
         let (c, index) = (self.warps[si].cta as usize, self.warps[si].index as usize);
         match m.space {
             Space::Param | Space::Const => {
-                self.writeback_after(slot, d.inst.0, now + u64::from(ti.latency) + delay, ctx);
+                let latency = u64::from(ti.latency) + delay;
+                if !ti.writes.is_empty() {
+                    self.note_mem_latency(d.inst.0, latency);
+                }
+                self.writeback_after(slot, d.inst.0, now + latency, ctx);
             }
             Space::Shared => {
                 let cta = self.ctas[c].as_mut().expect("live CTA");
@@ -85,6 +89,9 @@ impl Sm {
                 self.stats.bank_conflict_cycles += u64::from(k - 1);
                 self.ldst_free = now + u64::from(k);
                 let done = now + u64::from(cfg.shared.latency) + u64::from(k - 1) + delay;
+                if !ti.writes.is_empty() {
+                    self.note_mem_latency(d.inst.0, done - now);
+                }
                 if m.atomic.is_some() {
                     // A shared atomic blocks its warp until written back,
                     // like a global one (GPGPU-Sim counts atomics per warp
@@ -161,6 +168,7 @@ impl Sm {
                         used: true,
                         delay: delay as u32,
                         atomic: kind == JobKind::Atomic,
+                        issued: now,
                     });
                     if kind == JobKind::Atomic {
                         self.warps[si].atomics += 1;
@@ -194,6 +202,15 @@ impl Sm {
         p.on_load(job.slot, &fb);
         if p.throttles() {
             self.issue_dirty = true;
+        }
+    }
+
+    /// Counts one execution of memory instruction `pc` whose result is
+    /// written back `cycles` after its issue.
+    fn note_mem_latency(&mut self, pc: u32, cycles: u64) {
+        if let Some(c) = self.pc_counters.get_mut(pc as usize) {
+            c.mem_insts += 1;
+            c.mem_latency += cycles;
         }
     }
 
@@ -411,6 +428,10 @@ impl Sm {
                 let mut j = self.ldst_job.take().expect("job");
                 if j.kind == JobKind::Load {
                     self.load_feedback(&j);
+                    if let Some(c) = self.pc_counters.get_mut(j.pc as usize) {
+                        c.l1d_hits += u64::from(j.outcomes[0] + j.outcomes[1]);
+                        c.l1d_misses += u64::from(j.outcomes[2]);
+                    }
                 }
                 j.reqs.clear();
                 self.spare_job = Some(j);
@@ -493,10 +514,14 @@ impl Sm {
         self.changed = true;
         self.issue_dirty = true;
         let (slot, inst, long, atomic) = (f.slot as usize, f.inst, f.long, f.atomic);
-        if f.delay > 0 || atomic {
+        let (delay, latency) = (f.delay, now + u64::from(f.delay) - f.issued);
+        if !ctx.table[inst as usize].writes.is_empty() {
+            self.note_mem_latency(inst, latency);
+        }
+        if delay > 0 || atomic {
             // The registers stay reserved (reserved at accept) until the
             // writeback event; `outstanding` is released there.
-            let at = now + u64::from(f.delay);
+            let at = now + u64::from(delay);
             self.schedule(
                 at,
                 SmEvent::Writeback {

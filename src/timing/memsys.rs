@@ -157,6 +157,30 @@ pub struct MemStats {
     pub atomics: u64,
 }
 
+impl MemStats {
+    /// The counts since snapshot `before` (taken from the same counters).
+    pub fn since(&self, before: &MemStats) -> MemStats {
+        MemStats {
+            l2_accesses: self.l2_accesses - before.l2_accesses,
+            l2_hits: self.l2_hits - before.l2_hits,
+            l2_misses: self.l2_misses - before.l2_misses,
+            l2_writebacks: self.l2_writebacks - before.l2_writebacks,
+            dram_reads: self.dram_reads - before.dram_reads,
+            dram_writes: self.dram_writes - before.dram_writes,
+            dram_activates: self.dram_activates - before.dram_activates,
+            dram_precharges: self.dram_precharges - before.dram_precharges,
+            dram_bytes: self.dram_bytes - before.dram_bytes,
+            dram_busy_cycles: self.dram_busy_cycles - before.dram_busy_cycles,
+            dram_full: self.dram_full - before.dram_full,
+            reply_full: self.reply_full - before.reply_full,
+            icnt_requests: self.icnt_requests - before.icnt_requests,
+            icnt_replies: self.icnt_replies - before.icnt_replies,
+            icnt_flits: self.icnt_flits - before.icnt_flits,
+            atomics: self.atomics - before.atomics,
+        }
+    }
+}
+
 /// The interconnect, L2 slices and DRAM channels.
 #[derive(Debug)]
 pub struct MemSys {

@@ -22,6 +22,8 @@ pub mod ldst;
 pub mod memsys;
 pub mod mshr_index;
 pub mod opcoll;
+pub mod pc_stats;
+pub mod sampling;
 pub mod scoreboard;
 pub mod sm;
 pub mod sm_sync;
@@ -34,6 +36,9 @@ pub mod warp_charge;
 pub mod wg_sync;
 
 pub use gpu::Gpu;
-pub use host::{Policies, TimedRun, TimingHost, run_timed, run_timed_timeline, run_timed_with};
+pub use host::{
+    Policies, Recording, TimedRun, TimingHost, run_timed, run_timed_recording, run_timed_timeline,
+    run_timed_with,
+};
 pub use sm::IssueRecord;
 pub use stats::{Stall, StallCounts, Stats};

@@ -202,6 +202,11 @@ pub struct IssueSlot {
     pub dirty: bool,
     /// The slot's scheduler (slot mod schedulers).
     pub scheduler: u32,
+    /// The instruction the state being timed is charged to
+    /// ([`crate::timing::pc_stats`]).
+    pub charge_pc: u32,
+    /// The instruction the warp issued last.
+    pub last_pc: u32,
 }
 
 impl IssueSlot {
@@ -218,6 +223,8 @@ impl IssueSlot {
             group_snap: 0,
             dirty: false,
             scheduler,
+            charge_pc: 0,
+            last_pc: 0,
         }
     }
 }
@@ -284,6 +291,8 @@ pub struct InflightMem {
     pub delay: u32,
     /// A global atomic.
     pub atomic: bool,
+    /// The cycle it issued.
+    pub issued: u64,
 }
 
 /// An L1D miss status holding register.
@@ -458,6 +467,9 @@ pub struct Sm {
     pub last_run: u64,
     /// A warp may have finished draining (check CTAs for retirement).
     pub maybe_retire: bool,
+    /// Per-instruction counters of the current launch, indexed by PC
+    /// ([`crate::timing::pc_stats`]).
+    pub pc_counters: Vec<crate::timing::pc_stats::PcCounters>,
     /// Occupied warp slots, ascending.
     pub live_slots: Vec<u32>,
     /// The live warps as (dynamic id, slot), by increasing dynamic id
@@ -595,6 +607,7 @@ impl Sm {
             ready_count: 0,
             last_run: 0,
             maybe_retire: false,
+            pc_counters: Vec::new(),
             live_slots: Vec::new(),
             live_by_dyn_id: Vec::new(),
             progressed: false,

@@ -124,6 +124,15 @@ impl StallCounts {
         Stall::ALL.iter().map(|&s| self.get(s)).sum()
     }
 
+    /// The counts since snapshot `before`.
+    pub fn since(&self, before: &StallCounts) -> StallCounts {
+        let mut d = StallCounts::default();
+        for s in Stall::ALL {
+            d.add(s, self.get(s) - before.get(s));
+        }
+        d
+    }
+
     /// Adds another set of counts.
     pub fn merge(&mut self, o: &StallCounts) {
         for s in Stall::ALL {
@@ -161,6 +170,23 @@ pub struct L1dStats {
 }
 
 impl L1dStats {
+    /// The counts since snapshot `before`.
+    pub fn since(&self, b: &L1dStats) -> L1dStats {
+        L1dStats {
+            accesses: self.accesses - b.accesses,
+            intra_warp_hits: self.intra_warp_hits - b.intra_warp_hits,
+            inter_warp_hits: self.inter_warp_hits - b.inter_warp_hits,
+            mshr_merges: self.mshr_merges - b.mshr_merges,
+            misses: self.misses - b.misses,
+            vta_hits: self.vta_hits - b.vta_hits,
+            evictions: self.evictions - b.evictions,
+            write_evictions: self.write_evictions - b.write_evictions,
+            stores: self.stores - b.stores,
+            mshr_full: self.mshr_full - b.mshr_full,
+            icnt_stall: self.icnt_stall - b.icnt_stall,
+        }
+    }
+
     fn merge(&mut self, o: &L1dStats) {
         self.accesses += o.accesses;
         self.intra_warp_hits += o.intra_warp_hits;
@@ -217,6 +243,35 @@ pub struct SmStats {
 }
 
 impl SmStats {
+    /// The counts since snapshot `before` (taken from the same counters).
+    pub fn since(&self, b: &SmStats) -> SmStats {
+        let mut lane_histogram = self.lane_histogram;
+        for (a, x) in lane_histogram.iter_mut().zip(b.lane_histogram) {
+            *a -= x;
+        }
+        SmStats {
+            warp_insts: self.warp_insts - b.warp_insts,
+            thread_insts: self.thread_insts - b.thread_insts,
+            long_ops: self.long_ops - b.long_ops,
+            ctas: self.ctas - b.ctas,
+            stalls: self.stalls.since(&b.stalls),
+            warp_states: self.warp_states.since(&b.warp_states),
+            warp_ready: self.warp_ready - b.warp_ready,
+            l1d: self.l1d.since(&b.l1d),
+            icache_hits: self.icache_hits - b.icache_hits,
+            icache_misses: self.icache_misses - b.icache_misses,
+            ibuffer_flushes: self.ibuffer_flushes - b.ibuffer_flushes,
+            shared_accesses: self.shared_accesses - b.shared_accesses,
+            bank_conflict_cycles: self.bank_conflict_cycles - b.bank_conflict_cycles,
+            activity: ActivityCounts {
+                issue: self.activity.issue - b.activity.issue,
+                no_ready: self.activity.no_ready - b.activity.no_ready,
+                throttled: self.activity.throttled - b.activity.throttled,
+            },
+            lane_histogram,
+        }
+    }
+
     /// Adds another SM's counters.
     pub fn merge(&mut self, o: &SmStats) {
         self.warp_insts += o.warp_insts;
@@ -378,6 +433,20 @@ pub struct LaunchStats {
     pub shared_accesses: u64,
     /// Barrier phases, RTRU and barrier intensity of this launch.
     pub barriers: BarrierStats,
+    /// Warp instructions per cycle during this launch (whole GPU).
+    pub ipc: f64,
+    /// Thread instructions per cycle during this launch.
+    pub thread_ipc: f64,
+    /// Every SM counter of this launch, summed over the SMs (the shape of
+    /// [`Stats::total`]).
+    pub total: SmStats,
+    /// The DAWS paper's figures derived from this launch's `total`.
+    pub locality: LocalityStats,
+    /// Memory-system counters of this launch.
+    pub mem: MemStats,
+    /// Per instruction of the kernel: issues, stall cycles by category,
+    /// L1D outcomes and memory latency ([`crate::timing::pc_stats`]).
+    pub pcs: Vec<crate::timing::pc_stats::PcStats>,
 }
 
 /// Everything a timed run reports.
@@ -412,6 +481,8 @@ pub struct Stats {
     pub mem: MemStats,
     /// Per launch.
     pub launches: Vec<LaunchStats>,
+    /// The time series (`--sample N`), when recorded.
+    pub samples: Option<crate::timing::sampling::Samples>,
     /// Per SM.
     pub sms: Vec<SmStats>,
     /// Per warp, in retirement order: the first

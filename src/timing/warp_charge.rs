@@ -12,6 +12,7 @@
 //! since it joined. The SM-wide per-state warp counts are the fixed
 //! counts plus each group's size under its state.
 
+use crate::timing::pc_stats;
 use crate::timing::sm::Sm;
 use crate::timing::stats::Stall;
 use crate::timing::units::Unit;
@@ -76,7 +77,10 @@ impl Sm {
     /// first state, waiting for a fetch.
     pub(crate) fn charge_new_warp(&mut self, slot: u32, start: u64) {
         self.charge_codes[slot as usize] = Stall::Fetch as u8;
-        self.issue_slots[slot as usize].timed_since = start;
+        let pc = self.warps[slot as usize].fetch_pc;
+        let is = &mut self.issue_slots[slot as usize];
+        is.timed_since = start;
+        is.charge_pc = pc;
         if self.incremental {
             self.fixed_counts[Stall::Fetch as usize] += 1;
             self.mark_dirty(slot);
@@ -103,9 +107,34 @@ impl Sm {
             }
         };
         self.charge_codes[slot as usize] = code;
+        let pc = self.interval_pc(slot, code);
         let is = &mut self.issue_slots[slot as usize];
         is.timed_since = now;
         is.group_snap = snap;
+        is.charge_pc = pc;
+    }
+
+    /// The instruction a state interval of `slot` in charge code `code`
+    /// starting now is charged to ([`crate::timing::pc_stats`]): the last
+    /// issued one for a barrier or synchronization wait, else the next.
+    pub(crate) fn interval_pc(&self, slot: u32, code: u8) -> u32 {
+        if pc_stats::charged_to_last_issued(code) {
+            self.issue_slots[slot as usize].last_pc
+        } else {
+            self.views[slot as usize].pc
+        }
+    }
+
+    /// Adds `cycles` warp-cycles in charge code `code` (a [`Stall`] or
+    /// [`READY`]) to instruction `pc`'s counters, if such cycles belong to
+    /// an instruction.
+    pub(crate) fn charge_pc(&mut self, pc: u32, code: u8, cycles: u64) {
+        if cycles > 0
+            && pc_stats::charged_to_pc(code)
+            && let Some(c) = self.pc_counters.get_mut(pc as usize)
+        {
+            c.states[code as usize] += cycles;
+        }
     }
 
     /// Charges `slot`'s current state up to cycle `end` (exclusive) into its
@@ -120,11 +149,14 @@ impl Sm {
             if self.incremental {
                 self.fixed_counts[code as usize] -= 1;
             }
+            self.charge_pc(is.charge_pc, code, end - is.timed_since);
         } else {
             let busy = self.groups[g].busy_before(end) - is.group_snap;
             w.state_cycles[Stall::Structural as usize] += busy;
             w.state_cycles[READY as usize] += end - is.timed_since - busy;
             self.groups[g].count -= 1;
+            self.charge_pc(is.charge_pc, Stall::Structural as u8, busy);
+            self.charge_pc(is.charge_pc, READY, end - is.timed_since - busy);
         }
     }
 
