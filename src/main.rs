@@ -354,6 +354,10 @@ enum Command {
     /// the harmonic mean), or a run's JSON as a stall breakdown or a time
     /// series, as SVG (docs/plots.md). Exit status 0, 2 on an error.
     Plot(cli::plot::PlotArgs),
+    /// Write runs' JSON and sweep CSVs as one self-contained HTML page:
+    /// summary, stall breakdowns, time series, per-line hot spots, sweep
+    /// charts (docs/plots.md). Exit status 0, 2 on an error.
+    Report(cli::report::ReportArgs),
     /// Draw each warp's state over time on one SM as SVG, after the BAWS
     /// paper's Fig. 4: one row per warp of the chosen CTAs, time to the
     /// right, coloured by state (issued, ready, data, structural, fetch /
@@ -1692,6 +1696,7 @@ fn main() -> ExitCode {
             colour,
         ),
         Command::Plot(args) => cli::plot::run(args),
+        Command::Report(args) => cli::report::run(args),
         Command::Explain(a) => cli::explain::run(a, colour),
         Command::Config { spec, sets } => match gpusim::config::load_config(&spec, &sets) {
             Ok(c) => {

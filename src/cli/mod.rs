@@ -3,3 +3,4 @@
 
 pub mod explain;
 pub mod plot;
+pub mod report;
