@@ -8,7 +8,7 @@ mod markup;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use gpusim::report::plot::bars::{bar_chart, BarOptions};
+use gpusim::report::plot::bars::{BarOptions, bar_chart};
 use gpusim::report::plot::sweep_table::SweepTable;
 use markup::{check_well_formed, svg_texts};
 
@@ -71,8 +71,16 @@ fn bars_normalize_per_group_and_take_the_harmonic_mean() {
     assert!(close(c.hmean[0].unwrap(), 1.0));
     assert!(close(c.hmean[1].unwrap(), 0.75));
     assert!(close(c.hmean[2].unwrap(), 2.0 / 3.0));
-    assert!(c.warnings.iter().any(|w| w.contains("run 8") && w.contains("status error")));
-    assert!(c.warnings.iter().any(|w| w.contains("l1d.ways=8") && w.contains("harmonic mean")));
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("run 8") && w.contains("status error"))
+    );
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.contains("l1d.ways=8") && w.contains("harmonic mean"))
+    );
 
     // Another baseline and another metric, raw.
     let c = bar_chart(
@@ -127,18 +135,39 @@ fn plot_csv_end_to_end_writes_a_deterministic_well_formed_svg() {
         let o = gpusim(&["plot", csv.to_str().unwrap(), "-o", out.to_str().unwrap()]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let stderr = String::from_utf8_lossy(&o.stderr);
-        assert!(stderr.contains("warning:") && stderr.contains("run 8"), "{stderr}");
+        assert!(
+            stderr.contains("warning:") && stderr.contains("run 8"),
+            "{stderr}"
+        );
         let stdout = String::from_utf8_lossy(&o.stdout);
-        assert!(stdout.contains("hmean       1.000  0.750      0.667"), "{stdout}");
+        assert!(
+            stdout.contains("hmean       1.000  0.750      0.667"),
+            "{stdout}"
+        );
     }
     let a = std::fs::read(&svg_a).unwrap();
-    assert_eq!(a, std::fs::read(&svg_b).unwrap(), "same input, different SVG");
+    assert_eq!(
+        a,
+        std::fs::read(&svg_b).unwrap(),
+        "same input, different SVG"
+    );
     let svg = String::from_utf8(a).unwrap();
     let names = check_well_formed(&svg).unwrap();
     assert_eq!(names[0], "svg");
     let texts = svg_texts(&svg);
-    for label in ["l1d.ways=2", "l1d.ways=4", "l1d.ways=8", "hmean", "lrr", "gto", "two-level"] {
-        assert!(texts.iter().any(|t| t == label), "no label {label} in {texts:?}");
+    for label in [
+        "l1d.ways=2",
+        "l1d.ways=4",
+        "l1d.ways=8",
+        "hmean",
+        "lrr",
+        "gto",
+        "two-level",
+    ] {
+        assert!(
+            texts.iter().any(|t| t == label),
+            "no label {label} in {texts:?}"
+        );
     }
     // The bar value labels: the hmean of gto and two-level.
     assert!(texts.iter().any(|t| t == "0.75"));
@@ -161,14 +190,31 @@ fn plot_errors_name_the_file_and_the_column() {
 
     let csv = dir.join("ok.csv");
     std::fs::write(&csv, SWEEP).unwrap();
-    let o = gpusim(&["plot", csv.to_str().unwrap(), "-o", out.to_str().unwrap(), "--metric", "ipcx"]);
+    let o = gpusim(&[
+        "plot",
+        csv.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--metric",
+        "ipcx",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(e.contains("ok.csv: no column `ipcx`"), "{e}");
-    let o = gpusim(&["plot", csv.to_str().unwrap(), "-o", out.to_str().unwrap(), "--baseline", "swl:8"]);
+    let o = gpusim(&[
+        "plot",
+        csv.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--baseline",
+        "swl:8",
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let e = String::from_utf8_lossy(&o.stderr);
-    assert!(e.contains("baseline `swl:8` is not a value of `sched`"), "{e}");
+    assert!(
+        e.contains("baseline `swl:8` is not a value of `sched`"),
+        "{e}"
+    );
     assert!(!out.exists(), "no SVG on an error");
 }
 
@@ -187,10 +233,24 @@ fn stall_stack_matches_the_runs_json() {
     let json = run_json(&dir, "saxpy.json", "kernels/saxpy.ptx", &[]);
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let stalls = &v["stalls"];
-    let names = ["issued", "control", "data", "structural", "barrier", "exit", "fetch", "throttled", "sync_wait", "idle"];
+    let names = [
+        "issued",
+        "control",
+        "data",
+        "structural",
+        "barrier",
+        "exit",
+        "fetch",
+        "throttled",
+        "sync_wait",
+        "idle",
+    ];
     let counts: Vec<u64> = names.iter().map(|n| stalls[n].as_u64().unwrap()).collect();
     let total: u64 = counts.iter().sum();
-    assert_eq!(total, v["schedulers"].as_u64().unwrap() * v["cycles"].as_u64().unwrap());
+    assert_eq!(
+        total,
+        v["schedulers"].as_u64().unwrap() * v["cycles"].as_u64().unwrap()
+    );
 
     let svg = dir.join("stalls.svg");
     let o = gpusim(&["plot", json.to_str().unwrap(), "-o", svg.to_str().unwrap()]);
@@ -219,12 +279,27 @@ fn time_series_needs_samples_and_draws_every_window() {
     let dir = tmp_dir("series");
     let plain = run_json(&dir, "plain.json", "kernels/saxpy.ptx", &[]);
     let out = dir.join("ts.svg");
-    let o = gpusim(&["plot", plain.to_str().unwrap(), "--kind", "time-series", "-o", out.to_str().unwrap()]);
+    let o = gpusim(&[
+        "plot",
+        plain.to_str().unwrap(),
+        "--kind",
+        "time-series",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let e = String::from_utf8_lossy(&o.stderr);
-    assert!(e.contains("plain.json: no time series") && e.contains("--sample N"), "{e}");
+    assert!(
+        e.contains("plain.json: no time series") && e.contains("--sample N"),
+        "{e}"
+    );
 
-    let sampled = run_json(&dir, "sampled.json", "kernels/saxpy.ptx", &["--sample", "100"]);
+    let sampled = run_json(
+        &dir,
+        "sampled.json",
+        "kernels/saxpy.ptx",
+        &["--sample", "100"],
+    );
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&sampled).unwrap()).unwrap();
     let gpu = v["samples"]["gpu"].as_array().unwrap();
     let cycles = v["cycles"].as_u64().unwrap();
@@ -233,11 +308,21 @@ fn time_series_needs_samples_and_draws_every_window() {
     let mut svgs = Vec::new();
     for name in ["ts1.svg", "ts2.svg"] {
         let out = dir.join(name);
-        let o = gpusim(&["plot", sampled.to_str().unwrap(), "--kind", "time-series", "-o", out.to_str().unwrap()]);
+        let o = gpusim(&[
+            "plot",
+            sampled.to_str().unwrap(),
+            "--kind",
+            "time-series",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let stdout = String::from_utf8_lossy(&o.stdout);
         assert!(
-            stdout.contains(&format!("{} windows of 100 cycles over {cycles} cycles", gpu.len())),
+            stdout.contains(&format!(
+                "{} windows of 100 cycles over {cycles} cycles",
+                gpu.len()
+            )),
             "{stdout}"
         );
         svgs.push(std::fs::read_to_string(&out).unwrap());
@@ -245,7 +330,13 @@ fn time_series_needs_samples_and_draws_every_window() {
     assert_eq!(svgs[0], svgs[1]);
     check_well_formed(&svgs[0]).unwrap();
     let texts = svg_texts(&svgs[0]);
-    for label in ["IPC (warp insts / cycle)", "stall mix (%)", "L1D miss rate", "DRAM bytes / cycle", "cycle"] {
+    for label in [
+        "IPC (warp insts / cycle)",
+        "stall mix (%)",
+        "L1D miss rate",
+        "DRAM bytes / cycle",
+        "cycle",
+    ] {
         assert!(texts.iter().any(|t| t == label), "no {label}");
     }
     // One IPC step line (the first 2-pixel polyline, in the IPC colour):
@@ -254,6 +345,12 @@ fn time_series_needs_samples_and_draws_every_window() {
         .split("<polyline")
         .find(|p| p.contains("stroke=\"#1F77B4\" stroke-width=\"2\""))
         .expect("the IPC polyline");
-    let points = ipc_line.split("points=\"").nth(1).unwrap().split('"').next().unwrap();
+    let points = ipc_line
+        .split("points=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
     assert_eq!(points.split_whitespace().count(), 2 * gpu.len());
 }

@@ -5,14 +5,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use gpusim::report::plot::bars::{bar_chart, render_bars_svg, BarOptions};
+use gpusim::report::plot::PlotError;
+use gpusim::report::plot::bars::{BarOptions, bar_chart, render_bars_svg};
 use gpusim::report::plot::run_json::RunJson;
 use gpusim::report::plot::stall_stack::{
     render_stalls_svg, run_label, run_stall_bars, runs_stall_bars,
 };
 use gpusim::report::plot::sweep_table::SweepTable;
 use gpusim::report::plot::time_series::{render_time_series_svg, windows};
-use gpusim::report::plot::PlotError;
 
 /// Which chart to draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -80,7 +80,7 @@ fn plot(args: &PlotArgs) -> Result<String, PlotError> {
         None => {
             return Err(PlotError::new(
                 "a mix of .csv and other files: plot a sweep CSV or run JSON files, not both",
-            ))
+            ));
         }
     };
     let (svg, summary) = match kind {
@@ -104,7 +104,10 @@ fn plot(args: &PlotArgs) -> Result<String, PlotError> {
             for w in &chart.warnings {
                 eprintln!("warning: {w}");
             }
-            (render_bars_svg(&chart)?, format!("{}\n{}", chart.title, chart.to_text()))
+            (
+                render_bars_svg(&chart)?,
+                format!("{}\n{}", chart.title, chart.to_text()),
+            )
         }
         PlotKind::Stalls => {
             let runs = read_runs(&args.files)?;
@@ -144,9 +147,7 @@ fn plot(args: &PlotArgs) -> Result<String, PlotError> {
         PlotKind::TimeSeries => {
             let runs = read_runs(&args.files)?;
             let [(src, run)] = runs.as_slice() else {
-                return Err(PlotError::new(
-                    "--kind time-series plots one run JSON",
-                ));
+                return Err(PlotError::new("--kind time-series plots one run JSON"));
             };
             let ws = windows(src, run)?;
             let title = args

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use gpusim::report::html_report::{html_report, ReportOptions};
+use gpusim::report::html_report::{ReportOptions, html_report};
+use gpusim::report::plot::PlotError;
 use gpusim::report::plot::bars::BarOptions;
 use gpusim::report::plot::sweep_table::SweepTable;
-use gpusim::report::plot::PlotError;
 
 use super::plot::{read_runs, read_text};
 
@@ -40,10 +40,11 @@ pub struct ReportArgs {
 }
 
 fn report(args: &ReportArgs) -> Result<String, PlotError> {
-    let (csvs, jsons): (Vec<PathBuf>, Vec<PathBuf>) = args.files.iter().cloned().partition(|f| {
-        f.extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
-    });
+    let (csvs, jsons): (Vec<PathBuf>, Vec<PathBuf>) = args
+        .files
+        .iter()
+        .cloned()
+        .partition(|f| f.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")));
     let runs = read_runs(&jsons)?;
     let sweeps = csvs
         .iter()

@@ -9,12 +9,14 @@
 
 use std::fmt::Write as _;
 
-use crate::report::plot::bars::{bar_chart, render_bars_svg, BarOptions};
+use crate::report::plot::bars::{BarOptions, bar_chart, render_bars_svg};
 use crate::report::plot::run_json::RunJson;
-use crate::report::plot::stall_stack::{render_stalls_svg, run_label, run_stall_bars, runs_stall_bars};
+use crate::report::plot::stall_stack::{
+    render_stalls_svg, run_label, run_stall_bars, runs_stall_bars,
+};
 use crate::report::plot::sweep_table::SweepTable;
 use crate::report::plot::time_series::{render_time_series_svg, windows};
-use crate::report::plot::{stall_names, PlotError};
+use crate::report::plot::{PlotError, stall_names};
 
 /// What goes on the page besides the inputs.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,7 +97,10 @@ pub fn hot_spots(run: &RunJson, top: usize) -> Vec<HotSpot> {
     let mut all: Vec<HotSpot> = Vec::new();
     for l in &run.launches {
         for p in &l.pcs {
-            let idx = match all.iter().position(|h| h.kernel == l.kernel && h.pc == p.pc) {
+            let idx = match all
+                .iter()
+                .position(|h| h.kernel == l.kernel && h.pc == p.pc)
+            {
                 Some(i) => i,
                 None => {
                     all.push(HotSpot {
@@ -249,7 +254,11 @@ fn stalls_section(h: &mut String, runs: &[(String, RunJson)]) -> Result<(), Plot
     for (src, run) in runs {
         let counts = run.stalls.to_array();
         let total: u64 = counts.iter().sum();
-        let _ = write!(h, "<tr><td class=\"l\"><code>{}</code></td>", escape_html(src));
+        let _ = write!(
+            h,
+            "<tr><td class=\"l\"><code>{}</code></td>",
+            escape_html(src)
+        );
         for c in counts {
             let _ = write!(h, "<td>{}</td>", pct(c, total));
         }
@@ -300,7 +309,10 @@ fn hot_spots_section(h: &mut String, runs: &[(String, RunJson)], top: usize) {
             h.push_str("<p class=\"note\">No per-PC statistics (<code>launches[].pcs</code>) in this file.</p>\n");
             continue;
         }
-        let total_stall: u64 = hot_spots(run, usize::MAX).iter().map(HotSpot::stall_cycles).sum();
+        let total_stall: u64 = hot_spots(run, usize::MAX)
+            .iter()
+            .map(HotSpot::stall_cycles)
+            .sum();
         h.push_str("<table>\n<tr><th class=\"l\">kernel</th><th>line</th><th>pc</th><th class=\"l\">instruction</th><th>issues</th><th>stall warp-cycles</th><th>share</th><th class=\"l\">main categories</th><th>L1D miss rate</th><th>mem latency</th></tr>\n");
         for s in &spots {
             let dominant: Vec<String> = s

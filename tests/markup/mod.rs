@@ -30,7 +30,7 @@ pub fn check_well_formed(text: &str) -> Result<Vec<String>, String> {
                     return Err(format!(
                         "`</{name}>` at byte {} closes {other:?}",
                         offset + lt
-                    ))
+                    ));
                 }
             }
         } else {

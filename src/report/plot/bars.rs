@@ -9,7 +9,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::sweep_table::SweepTable;
-use super::{draw_legend, drawing_error, file_stem, short_number, PlotError, SERIES_COLORS};
+use super::{PlotError, SERIES_COLORS, draw_legend, drawing_error, file_stem, short_number};
 
 /// What to plot from a sweep CSV.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -303,7 +303,13 @@ pub fn render_bars_svg(chart: &BarChart) -> Result<String, PlotError> {
     let err = drawing_error("bar chart");
     let ngroups = chart.groups.len() + 1;
     let nseries = chart.series.len().max(1);
-    let legend_width = 40 + 7 * chart.series.iter().map(|s| s.chars().count()).max().unwrap_or(4) as u32;
+    let legend_width = 40
+        + 7 * chart
+            .series
+            .iter()
+            .map(|s| s.chars().count())
+            .max()
+            .unwrap_or(4) as u32;
     let width = (140 + ngroups * (nseries * 28 + 36)).max(560) as u32 + legend_width;
     let height = 440u32;
     let mut rows: Vec<(String, &[Option<f64>])> = chart
@@ -346,19 +352,21 @@ pub fn render_bars_svg(chart: &BarChart) -> Result<String, PlotError> {
                 .enumerate()
                 .filter_map(|(g, (_, v))| v[s].map(|v| (g as f64 + 0.1 + slot * s as f64, v)))
                 .collect();
-            ctx.draw_series(bars.iter().map(|&(x, v)| {
-                Rectangle::new([(x, 0.0), (x + slot * 0.92, v)], color.filled())
-            }))
+            ctx.draw_series(
+                bars.iter().map(|&(x, v)| {
+                    Rectangle::new([(x, 0.0), (x + slot * 0.92, v)], color.filled())
+                }),
+            )
             .map_err(&err)?;
             ctx.draw_series(bars.iter().map(|&(x, v)| {
                 EmptyElement::at((x + slot * 0.46, v))
                     + Text::new(
                         short_number(v),
                         (0, -12),
-                        ("sans-serif", 10).into_font().color(&BLACK).pos(Pos::new(
-                            HPos::Center,
-                            VPos::Top,
-                        )),
+                        ("sans-serif", 10)
+                            .into_font()
+                            .color(&BLACK)
+                            .pos(Pos::new(HPos::Center, VPos::Top)),
                     )
             }))
             .map_err(&err)?;

@@ -90,8 +90,11 @@ pub(crate) fn draw_legend<DB: plotters::prelude::DrawingBackend>(
         let y = top + row as i32 * 20;
         area.draw(&Rectangle::new([(8, y), (20, y + 12)], color.filled()))
             .map_err(&err)?;
-        area.draw(&Rectangle::new([(8, y), (20, y + 12)], BLACK.stroke_width(1)))
-            .map_err(&err)?;
+        area.draw(&Rectangle::new(
+            [(8, y), (20, y + 12)],
+            BLACK.stroke_width(1),
+        ))
+        .map_err(&err)?;
         area.draw(&Text::new(*label, (26, y), font.clone()))
             .map_err(&err)?;
     }

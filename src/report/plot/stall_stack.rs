@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::run_json::RunJson;
-use super::{draw_legend, drawing_error, file_stem, stall_names, PlotError, STALL_COLORS};
+use super::{PlotError, STALL_COLORS, draw_legend, drawing_error, file_stem, stall_names};
 
 /// One bar: a label and the scheduler-cycles of each category.
 #[derive(Clone, Debug, PartialEq, Eq)]

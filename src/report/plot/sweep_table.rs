@@ -3,7 +3,7 @@
 //! `arg:KEY` column per `--arg`, `sched`, `status`, `error`, then the
 //! flattened statistics (`cycles`, `ipc`, `stalls.data`, …).
 
-use super::{file_stem, PlotError};
+use super::{PlotError, file_stem};
 
 /// A sweep CSV in memory: its header and rows, each row's fields in
 /// header order.

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use plotters::prelude::*;
 
 use super::run_json::{RunJson, StallsJson};
-use super::{draw_legend, drawing_error, short_number, stall_names, PlotError, STALL_COLORS};
+use super::{PlotError, STALL_COLORS, draw_legend, drawing_error, short_number, stall_names};
 
 /// One window of the run, GPU-wide.
 #[derive(Clone, Debug, PartialEq)]
@@ -48,7 +48,7 @@ pub fn windows(source: &str, run: &RunJson) -> Result<Vec<Window>, PlotError> {
         _ => {
             return Err(PlotError(format!(
                 "{source}: no time series (`samples`): rerun with `gpusim run --sample N --json {source}` (N = window in cycles, e.g. 1000)"
-            )))
+            )));
         }
     };
     let mut by_window: BTreeMap<(u64, u64), Window> = BTreeMap::new();
@@ -68,16 +68,18 @@ pub fn windows(source: &str, run: &RunJson) -> Result<Vec<Window>, PlotError> {
         );
     }
     for s in &samples.sms {
-        let w = by_window.entry((s.start, s.launch)).or_insert_with(|| Window {
-            launch: s.launch,
-            start: s.start,
-            end: s.end,
-            ipc: 0.0,
-            stalls: [0; 10],
-            l1d_accesses: 0,
-            l1d_misses: 0,
-            dram_bytes_per_cycle: 0.0,
-        });
+        let w = by_window
+            .entry((s.start, s.launch))
+            .or_insert_with(|| Window {
+                launch: s.launch,
+                start: s.start,
+                end: s.end,
+                ipc: 0.0,
+                stalls: [0; 10],
+                l1d_accesses: 0,
+                l1d_misses: 0,
+                dram_bytes_per_cycle: 0.0,
+            });
         add_stalls(&mut w.stalls, &s.stalls);
         w.l1d_accesses += s.l1d_accesses;
         w.l1d_misses += s.l1d_misses;
@@ -135,16 +137,26 @@ pub fn render_time_series_svg(title: &str, windows: &[Window]) -> Result<String,
     {
         let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(&err)?;
-        let root = root
-            .titled(title, ("sans-serif", 18))
-            .map_err(&err)?;
+        let root = root.titled(title, ("sans-serif", 18)).map_err(&err)?;
         let (main, legend) = root.split_horizontally(width - 130);
         let panels = main.split_evenly((4, 1));
         type Value = fn(&Window) -> Option<f64>;
         let lines: [(&str, Value, RGBColor); 3] = [
-            ("IPC (warp insts / cycle)", |w| Some(w.ipc), super::SERIES_COLORS[0]),
-            ("L1D miss rate", Window::l1d_miss_rate, super::SERIES_COLORS[3]),
-            ("DRAM bytes / cycle", |w| Some(w.dram_bytes_per_cycle), super::SERIES_COLORS[4]),
+            (
+                "IPC (warp insts / cycle)",
+                |w| Some(w.ipc),
+                super::SERIES_COLORS[0],
+            ),
+            (
+                "L1D miss rate",
+                Window::l1d_miss_rate,
+                super::SERIES_COLORS[3],
+            ),
+            (
+                "DRAM bytes / cycle",
+                |w| Some(w.dram_bytes_per_cycle),
+                super::SERIES_COLORS[4],
+            ),
         ];
         for (p, area) in panels.iter().enumerate() {
             let (desc, y_max) = match p {
