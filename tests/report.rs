@@ -25,6 +25,7 @@ fn tmp_dir(name: &str) -> PathBuf {
     dir
 }
 
+#[allow(clippy::too_many_arguments)]
 fn pc(
     pc: u64,
     line: u64,

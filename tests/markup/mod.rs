@@ -68,6 +68,7 @@ fn check_entities(text: &str, offset: usize) -> Result<(), String> {
 }
 
 /// The text content of every `<text …>…</text>` element, trimmed.
+#[allow(dead_code)] // used by tests/plot.rs, not tests/report.rs
 pub fn svg_texts(svg: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = svg;
