@@ -126,11 +126,11 @@ pub fn bar_chart(table: &SweepTable, opts: &BarOptions) -> Result<BarChart, Plot
             continue;
         }
         let text = table.field(row, metric_col);
-        let value: f64 = match text.parse() {
-            Ok(v) => v,
-            Err(_) => {
+        let value: f64 = match text.parse::<f64>() {
+            Ok(v) if v.is_finite() => v,
+            _ => {
                 warnings.push(format!(
-                    "{src}:{}: run {run} ({group_label}, {series_label}) left out: `{}` is `{text}`, not a number",
+                    "{src}:{}: run {run} ({group_label}, {series_label}) left out: `{}` is `{text}`, not a finite number",
                     row.line, opts.metric
                 ));
                 continue;
@@ -405,6 +405,40 @@ pub fn render_bars_svg(chart: &BarChart) -> Result<String, PlotError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::report::plot::sweep_table::SweepTable;
+
+    #[test]
+    fn non_finite_or_empty_metric_is_left_out_with_a_warning() {
+        let csv = "run,kernel,sched,status,error,ipc\n\
+                   0,k.ptx,lrr,ok,,1.0\n1,k.ptx,gto,ok,,inf\n2,k.ptx,two-level,ok,,\n";
+        let t = SweepTable::parse("s.csv", csv).unwrap();
+        let c = bar_chart(&t, &BarOptions::default()).unwrap();
+        assert_eq!(c.series, ["lrr"]);
+        assert_eq!(c.groups, ["k"]);
+        assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+        assert!(
+            c.warnings[0].starts_with("s.csv:3: run 1 (k, gto)"),
+            "{}",
+            c.warnings[0]
+        );
+        assert!(render_bars_svg(&c).unwrap().starts_with("<svg"));
+    }
+
+    #[test]
+    fn zero_baseline_leaves_the_group_out_and_still_draws() {
+        let csv = "run,kernel,sched,status,error,ipc\n0,k.ptx,lrr,ok,,0\n1,k.ptx,gto,ok,,2\n";
+        let t = SweepTable::parse("s.csv", csv).unwrap();
+        let c = bar_chart(&t, &BarOptions::default()).unwrap();
+        assert_eq!(c.values, [[None, None]]);
+        assert_eq!(c.hmean, [None, None]);
+        assert!(c.warnings[0].contains("no baseline value"));
+        assert!(render_bars_svg(&c).unwrap().starts_with("<svg"));
+        let only_errors = "run,kernel,sched,status,error,ipc\n0,k.ptx,lrr,error,boom,\n";
+        let t = SweepTable::parse("e.csv", only_errors).unwrap();
+        let e = bar_chart(&t, &BarOptions::default()).unwrap_err().0;
+        assert!(e.starts_with("e.csv: no run with status ok"), "{e}");
+    }
 
     #[test]
     fn harmonic_mean_by_hand() {

@@ -84,7 +84,14 @@ pub fn render_stalls_svg(title: &str, bars: &[StallBar]) -> Result<String, PlotE
     let err = drawing_error("stall chart");
     let names = stall_names();
     let n = bars.len().max(1);
-    let width = (300 + n * 90).max(560) as u32;
+    // Room under each bar for its label (about 6 pixels a character).
+    let longest = bars
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    let slot = (longest * 6 + 12).max(90);
+    let width = (300 + n * slot).max(560) as u32;
     let height = 440u32;
     let used: Vec<usize> = (0..10)
         .filter(|&c| bars.iter().any(|b| b.counts[c] > 0))
