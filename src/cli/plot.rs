@@ -6,12 +6,11 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use gpusim::report::plot::PlotError;
-use gpusim::report::plot::bars::{BarOptions, bar_chart, render_bars_svg};
+use gpusim::report::plot::bars::{BarOptions, sweep_csv_to_svg};
 use gpusim::report::plot::run_json::RunJson;
 use gpusim::report::plot::stall_stack::{
     render_stalls_svg, run_label, run_stall_bars, runs_stall_bars,
 };
-use gpusim::report::plot::sweep_table::SweepTable;
 use gpusim::report::plot::time_series::{render_time_series_svg, windows};
 
 /// Which chart to draw.
@@ -90,9 +89,9 @@ fn plot(args: &PlotArgs) -> Result<String, PlotError> {
                     "--kind bars plots one sweep CSV (merge several with `gpusim merge`)",
                 ));
             };
-            let table = SweepTable::parse(&file.display().to_string(), &read_text(file)?)?;
-            let chart = bar_chart(
-                &table,
+            let (svg, chart) = sweep_csv_to_svg(
+                &file.display().to_string(),
+                &read_text(file)?,
                 &BarOptions {
                     metric: args.metric.clone(),
                     by: args.by.clone(),
@@ -104,10 +103,7 @@ fn plot(args: &PlotArgs) -> Result<String, PlotError> {
             for w in &chart.warnings {
                 eprintln!("warning: {w}");
             }
-            (
-                render_bars_svg(&chart)?,
-                format!("{}\n{}", chart.title, chart.to_text()),
-            )
+            (svg, format!("{}\n{}", chart.title, chart.to_text()))
         }
         PlotKind::Stalls => {
             let runs = read_runs(&args.files)?;

@@ -248,6 +248,20 @@ pub fn bar_chart(table: &SweepTable, opts: &BarOptions) -> Result<BarChart, Plot
     })
 }
 
+/// A sweep CSV's text (read from `source`) straight to its SVG: parse,
+/// [`bar_chart`], [`render_bars_svg`]. Returns the SVG and the chart (its
+/// numbers and warnings). One call for a command that has just written
+/// the CSV (e.g. a sweep's `--plot`).
+pub fn sweep_csv_to_svg(
+    source: &str,
+    csv_text: &str,
+    opts: &BarOptions,
+) -> Result<(String, BarChart), PlotError> {
+    let table = SweepTable::parse(source, csv_text)?;
+    let chart = bar_chart(&table, opts)?;
+    Ok((render_bars_svg(&chart)?, chart))
+}
+
 impl BarChart {
     /// The chart's numbers as an aligned text table: a row per group and
     /// `hmean`, a column per series (`-` where there is no value).
