@@ -24,6 +24,7 @@ pub mod program;
 pub mod ptx;
 pub mod report;
 pub mod sched;
+pub mod study;
 pub mod sync;
 pub mod timing;
 pub mod workload;

@@ -410,6 +410,17 @@ enum Command {
     /// account for the difference. Exit status 0, 1 if a run's check
     /// fails, 2 on an error.
     Explain(cli::explain::ExplainArgs),
+    /// Run the cross product of kernels, configs (`--config`), config
+    /// overrides (`--set KEY=V1,V2`), workload arguments (`--arg
+    /// KEY=V1,V2`) and schedulers (`--sched A,B`) in parallel, one CSV row
+    /// per run with every summary statistic (docs/sweep.md). Exit status 0
+    /// when every run is ok, 1 when some run failed or failed its check
+    /// (its row says why), 2 when the sweep cannot start.
+    Sweep(cli::sweep::SweepArgs),
+    /// Join the CSVs (or JSON lines) of a sharded sweep (`sweep --shard
+    /// I/N`) into the unsharded sweep's file. Exit status 0, 1 when runs
+    /// are missing (the file is still written), 2 on an error.
+    Merge(cli::sweep::MergeArgs),
     /// Print a machine configuration, resolved and validated: every field
     /// with a comment. Exit status 2 on an error.
     Config {
@@ -1125,6 +1136,7 @@ struct RunFlags<'a> {
     jobs: Option<usize>,
     issue_log: Option<&'a std::path::Path>,
     launch: Option<&'a std::path::Path>,
+    sample: bool,
 }
 
 /// Options that do not apply to the run asked for are errors, not silently
@@ -1142,6 +1154,11 @@ fn check_run_flags(f: &RunFlags<'_>) -> Result<(), String> {
                 "--issue-log does not apply to --functional (no cycles, no issue slots; \
                  `gpusim trace --all` lists the executed instructions)"
                     .to_string(),
+            );
+        }
+        if f.sample {
+            return Err(
+                "--sample does not apply to --functional (no cycles to sample)".to_string(),
             );
         }
     }
@@ -1393,6 +1410,7 @@ fn main() -> ExitCode {
                 jobs,
                 issue_log: issue_log.as_deref(),
                 launch: launch.as_deref(),
+                sample: sample.is_some(),
             };
             if let Err(e) = check_run_flags(&flags) {
                 eprintln!("error: {e}");
@@ -1698,6 +1716,8 @@ fn main() -> ExitCode {
         Command::Plot(args) => cli::plot::run(args),
         Command::Report(args) => cli::report::run(args),
         Command::Explain(a) => cli::explain::run(a, colour),
+        Command::Sweep(args) => cli::sweep::run(args),
+        Command::Merge(args) => cli::sweep::merge(args),
         Command::Config { spec, sets } => match gpusim::config::load_config(&spec, &sets) {
             Ok(c) => {
                 out!("{}", c.to_toml());

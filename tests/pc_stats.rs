@@ -271,3 +271,74 @@ fn samples_tile_the_run_and_sum_to_its_totals() {
         assert_eq!(csv.lines().count(), samples.sms.len() + 1);
     }
 }
+
+fn gpusim(args: &[&str]) -> (i32, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpusim"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `run --sample N --sample-csv F --json J`: one CSV row per SM window of
+/// the JSON's `samples`; the flags that cannot apply are errors.
+#[test]
+fn sample_flags_end_to_end() {
+    let dir = std::env::temp_dir().join(format!("gpusim-sample-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (csv, json) = (dir.join("s.csv"), dir.join("s.json"));
+    let k = "kernels/micro/barrier_skew.toml";
+    let (code, err) = gpusim(&[
+        "run",
+        k,
+        "--config",
+        "tiny",
+        "--sample",
+        "100",
+        "--sample-csv",
+        csv.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let sms = v["samples"]["sms"].as_array().unwrap();
+    let cycles = v["cycles"].as_u64().unwrap();
+    assert_eq!(
+        sms.len() as u64,
+        cycles.div_ceil(100) * v["sms"].as_array().unwrap().len() as u64
+    );
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<&str> = text.lines().collect();
+    assert_eq!(rows.len(), sms.len() + 1);
+    assert!(rows[0].starts_with("launch,sm,start,end,warp_insts,ipc,active_warps"));
+    for (row, s) in rows[1..].iter().zip(sms) {
+        let f: Vec<&str> = row.split(',').collect();
+        assert_eq!(f[2], s["start"].to_string());
+        assert_eq!(f[4], s["warp_insts"].to_string());
+    }
+    for (args, needle) in [
+        (
+            vec!["--sample", "100"],
+            "--sample records a time series into --json FILE or --sample-csv FILE",
+        ),
+        (vec!["--sample", "0"], "0"),
+        (vec!["--sample-csv", "x.csv"], "--sample"),
+        (
+            vec!["--functional", "--sample", "10", "--json", "x.json"],
+            "--sample does not apply to --functional",
+        ),
+    ] {
+        let mut a = vec!["run", k, "--config", "tiny"];
+        a.extend(args);
+        let (code, err) = gpusim(&a);
+        assert_eq!(code, 2, "{a:?}: {err}");
+        assert!(err.contains(needle), "{a:?}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

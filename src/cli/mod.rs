@@ -4,3 +4,4 @@
 pub mod explain;
 pub mod plot;
 pub mod report;
+pub mod sweep;

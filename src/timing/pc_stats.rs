@@ -130,15 +130,20 @@ pub fn collect(per_sm: &[&[PcCounters]], line_of: impl Fn(u32) -> u32) -> Vec<Pc
 
 /// Whether cycles in charge code `code` (a [`Stall`] index, or 10 for
 /// ready) are charged to an instruction.
+#[inline]
 pub fn charged_to_pc(code: u8) -> bool {
-    code <= 10
-        && code != Stall::Issued as u8
-        && code != Stall::Exit as u8
-        && code != Stall::Idle as u8
+    /// Bit `code` set for the charged codes: every [`Stall`] but issued,
+    /// exit and idle, and ready (10).
+    const CHARGED: u32 = 0x7ff
+        & !(1 << Stall::Issued as u32)
+        & !(1 << Stall::Exit as u32)
+        & !(1 << Stall::Idle as u32);
+    code < 32 && CHARGED >> code & 1 == 1
 }
 
 /// Whether a warp in charge code `code` is charged to the instruction it
 /// last issued (the one that made it wait) rather than its next one.
+#[inline]
 pub fn charged_to_last_issued(code: u8) -> bool {
     code == Stall::Barrier as u8 || code == Stall::SyncWait as u8
 }

@@ -450,7 +450,7 @@ pub struct LaunchStats {
 }
 
 /// Everything a timed run reports.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Stats {
     /// Issue policy name.
     pub sched: String,

@@ -117,6 +117,7 @@ impl Sm {
     /// The instruction a state interval of `slot` in charge code `code`
     /// starting now is charged to ([`crate::timing::pc_stats`]): the last
     /// issued one for a barrier or synchronization wait, else the next.
+    #[inline]
     pub(crate) fn interval_pc(&self, slot: u32, code: u8) -> u32 {
         if pc_stats::charged_to_last_issued(code) {
             self.issue_slots[slot as usize].last_pc
@@ -128,6 +129,7 @@ impl Sm {
     /// Adds `cycles` warp-cycles in charge code `code` (a [`Stall`] or
     /// [`READY`]) to instruction `pc`'s counters, if such cycles belong to
     /// an instruction.
+    #[inline]
     pub(crate) fn charge_pc(&mut self, pc: u32, code: u8, cycles: u64) {
         if cycles > 0
             && pc_stats::charged_to_pc(code)
