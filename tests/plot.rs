@@ -26,8 +26,10 @@ fn tmp_dir(name: &str) -> PathBuf {
 }
 
 /// A sweep CSV as formats.md section 3 lays it out (parameters, status,
-/// error, then statistics beginning with a second `sched`): 3 schedulers x
-/// 3 `l1d.ways` over one kernel; run 8 failed.
+/// error, then statistics), with the statistics' `sched` unprefixed as
+/// that text first had it (gpusim sweep now writes `stats.sched`; a
+/// repeated name is the harder case): 3 schedulers x 3 `l1d.ways` over
+/// one kernel; run 8 failed.
 const SWEEP: &str = "\
 run,kernel,config,set:l1d.ways,sched,status,error,sched,fetch,cycles,warp_insts,ipc,total.l1d.misses
 0,kernels/kmeans.ptx,gtx480,2,lrr,ok,,lrr,lrr,100,200,2.0,10
@@ -353,4 +355,64 @@ fn time_series_needs_samples_and_draws_every_window() {
         .next()
         .unwrap();
     assert_eq!(points.split_whitespace().count(), 2 * gpu.len());
+}
+
+/// The issue's workflow: a sweep of 3 schedulers x 3 L1D sizes over one
+/// kernel with one command, then its chart; the chart's numbers are the
+/// CSV's IPCs divided, in each cache size, by lrr's.
+#[test]
+fn real_sweep_of_three_schedulers_by_three_cache_sizes_plots() {
+    let dir = tmp_dir("real_sweep");
+    let csv = dir.join("results.csv");
+    let o = gpusim(&[
+        "sweep",
+        "kernels/kmeans.ptx",
+        "--sched",
+        "lrr,gto,two-level",
+        "--set",
+        "l1d.ways=2,4,8",
+        "-o",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut reader = csv::Reader::from_path(&csv).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (ways, sched, ipc) = (col("set:l1d.ways"), col("sched"), col("ipc"));
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 9);
+    let ipc_of = |w: &str, s: &str| -> f64 {
+        rows.iter()
+            .find(|r| &r[ways] == w && &r[sched] == s)
+            .unwrap()[ipc]
+            .parse()
+            .unwrap()
+    };
+    let svg = dir.join("ipc.svg");
+    let o = gpusim(&["plot", csv.to_str().unwrap(), "-o", svg.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let mut hmean_inv = [0.0f64; 3];
+    for w in ["2", "4", "8"] {
+        let base = ipc_of(w, "lrr");
+        let norm: Vec<f64> = ["lrr", "gto", "two-level"]
+            .iter()
+            .map(|s| ipc_of(w, s) / base)
+            .collect();
+        for (h, n) in hmean_inv.iter_mut().zip(&norm) {
+            *h += 1.0 / n;
+        }
+        let line = format!(
+            "l1d.ways={w}  {:.3}  {:.3}  {:>9.3}",
+            norm[0], norm[1], norm[2]
+        );
+        assert!(stdout.contains(&line), "{stdout}\nexpected {line}");
+    }
+    let hm: Vec<String> = hmean_inv
+        .iter()
+        .map(|h| format!("{:.3}", 3.0 / h))
+        .collect();
+    let line = format!("hmean       {}  {}  {:>9}", hm[0], hm[1], hm[2]);
+    assert!(stdout.contains(&line), "{stdout}\nexpected {line}");
+    check_well_formed(&std::fs::read_to_string(&svg).unwrap()).unwrap();
 }
