@@ -353,6 +353,14 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         sets: Vec<(String, String)>,
     },
+    /// Draw a sweep CSV as grouped bars (normalized to a baseline, with
+    /// the harmonic mean), or a run's JSON as a stall breakdown or a time
+    /// series, as SVG (docs/plots.md). Exit status 0, 2 on an error.
+    Plot(cli::plot::PlotArgs),
+    /// Write runs' JSON and sweep CSVs as one self-contained HTML page:
+    /// summary, stall breakdowns, time series, per-line hot spots, sweep
+    /// charts (docs/plots.md). Exit status 0, 2 on an error.
+    Report(cli::report::ReportArgs),
     /// Draw each warp's state over time on one SM as SVG, after the BAWS
     /// paper's Fig. 4: one row per warp of the chosen CTAs, time to the
     /// right, coloured by state (issued, ready, data, structural, fetch /
@@ -1738,6 +1746,8 @@ fn main() -> ExitCode {
             },
             colour,
         ),
+        Command::Plot(args) => cli::plot::run(args),
+        Command::Report(args) => cli::report::run(args),
         Command::Explain(a) => cli::explain::run(a, colour),
         Command::Sweep(args) => cli::sweep::run(args),
         Command::Merge(args) => cli::sweep::merge(args),

@@ -86,9 +86,7 @@ fn listing_matches_the_runs_figures() {
     let lines = json_lines(SKEW, "gto", &["--config", "tiny"]);
     assert!(!lines.is_empty());
     let total: u64 = lines.iter().map(|l| l.2).sum();
-    assert!(out.starts_with(&format!(
-        "kernel barrier_skew (kernels/micro/micro.ptx), --sched gto: "
-    )));
+    assert!(out.starts_with("kernel barrier_skew (kernels/micro/micro.ptx), --sched gto: "));
     assert!(
         out.contains(&format!("{total} stalled warp-cycles")),
         "{out}"

@@ -514,3 +514,57 @@ fn any_run_scheduler_is_a_sweep_value() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The one-command study: 3 schedulers x 3 L1D sizes over one
+/// kernel with `--plot` gives the CSV and the chart `gpusim plot` draws
+/// from it (byte-identical), whose bars are the CSV's IPCs normalized to
+/// the first scheduler of each cache size.
+#[test]
+fn one_command_gives_the_csv_and_the_plot() {
+    let dir = scratch("plot");
+    let (csv, svg, again) = (
+        dir.join("r.csv"),
+        dir.join("ipc.svg"),
+        dir.join("again.svg"),
+    );
+    let (code, out, err) = gpusim(&[
+        "sweep",
+        "kernels/kmeans.toml",
+        "--config",
+        "tiny",
+        "--sched",
+        "gto,lrr,two-level",
+        "--set",
+        "l1d.sets=4,8,16",
+        "-o",
+        s(&csv),
+        "--plot",
+        s(&svg),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (header, rows) = read_csv(&csv);
+    assert_eq!(rows.len(), 9);
+    let picture = std::fs::read_to_string(&svg).unwrap();
+    assert!(picture.starts_with("<svg") && picture.trim_end().ends_with("</svg>"));
+    let (code, table, err) = gpusim(&["plot", s(&csv), "-o", s(&again)]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), picture);
+    // `gpusim plot` prints the chart's numbers: each group's line holds the
+    // three schedulers' IPCs over gto's.
+    for (g, sets) in ["4", "8", "16"].iter().enumerate() {
+        let ipc = |i: usize| {
+            stat(&header, &rows[g * 3 + i], "ipc")
+                .parse::<f64>()
+                .unwrap()
+        };
+        let line = table
+            .lines()
+            .find(|l| l.split_whitespace().any(|w| w.ends_with(sets)) && l.contains("1.000"))
+            .unwrap_or_else(|| panic!("no group {sets} in\n{table}"));
+        for i in 1..3 {
+            let want = format!("{:.3}", ipc(i) / ipc(0));
+            assert!(line.contains(&want), "{want} in {line}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

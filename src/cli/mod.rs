@@ -3,4 +3,6 @@
 
 pub mod explain;
 pub mod list;
+pub mod plot;
+pub mod report;
 pub mod sweep;

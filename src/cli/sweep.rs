@@ -55,6 +55,11 @@ pub struct SweepArgs {
     /// Worker threads (default: all cores; results do not depend on it).
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
+    /// Also draw the CSV as `gpusim plot` does by default (IPC per group,
+    /// one bar per scheduler, normalized to the first scheduler, with the
+    /// harmonic mean) into this SVG when the sweep is done.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
     /// Run only shard I of N (0 ≤ I < N): the runs with `run % N == I`.
     #[arg(long, value_name = "I/N", value_parser = Shard::parse)]
     pub shard: Option<Shard>,
@@ -165,7 +170,15 @@ pub fn run(a: SweepArgs) -> ExitCode {
     if a.jsonl.as_ref() == Some(&a.output) {
         return fail("-o and --jsonl name the same file".to_string());
     }
-    let outputs = std::iter::once(a.output.as_path()).chain(a.jsonl.as_deref());
+    if a.plot
+        .as_ref()
+        .is_some_and(|p| p == &a.output || Some(p) == a.jsonl.as_ref())
+    {
+        return fail("--plot names the same file as -o or --jsonl".to_string());
+    }
+    let outputs = std::iter::once(a.output.as_path())
+        .chain(a.jsonl.as_deref())
+        .chain(a.plot.as_deref());
     if let Err(e) = gpusim::workload::runner::check_writable(outputs) {
         return fail(e);
     }
@@ -216,6 +229,7 @@ pub fn run(a: SweepArgs) -> ExitCode {
         },
     );
     progress.finish();
+    drop(writer);
     let counts = match result {
         Ok(c) => c,
         Err(e) => return fail(e),
@@ -239,11 +253,33 @@ pub fn run(a: SweepArgs) -> ExitCode {
             .as_ref()
             .map_or(String::new(), |j| format!(" and {}", j.display())),
     );
+    if let Some(svg) = &a.plot
+        && let Err(e) = plot_csv(&a.output, svg)
+    {
+        return fail(e);
+    }
     if counts.all_ok() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Draws the sweep CSV at `csv` as the default bar chart into `svg`,
+/// printing the chart's warnings on stderr.
+fn plot_csv(csv: &std::path::Path, svg: &std::path::Path) -> Result<(), String> {
+    let text =
+        std::fs::read_to_string(csv).map_err(|e| format!("cannot read {}: {e}", csv.display()))?;
+    let opts = gpusim::report::plot::bars::BarOptions::default();
+    let (picture, chart) =
+        gpusim::report::plot::bars::sweep_csv_to_svg(&csv.display().to_string(), &text, &opts)
+            .map_err(|e| format!("cannot plot {}: {e}", csv.display()))?;
+    for w in &chart.warnings {
+        eprintln!("warning: {w}");
+    }
+    std::fs::write(svg, picture).map_err(|e| format!("cannot write {}: {e}", svg.display()))?;
+    eprintln!("wrote {}", svg.display());
+    Ok(())
 }
 
 /// `gpusim merge`: exit status 0, 1 when runs are missing (the merged

@@ -4,6 +4,8 @@ pub mod catalog;
 pub mod cfg_text;
 pub mod correlate;
 pub mod explain;
+pub mod html_report;
+pub mod plot;
 pub mod repro;
 pub mod repro_awg;
 pub mod repro_baws;
