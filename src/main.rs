@@ -261,7 +261,9 @@ enum Command {
     /// on `gtx480` from `repro/lfws/`. `blws`: BLWS Figs. 3 and 4 (RR,
     /// GTO, BLWS and BLWS with the `throttle` CTA policy normalized to RR,
     /// and each kernel's memory contention), on `gtx480` from
-    /// `repro/blws/`.
+    /// `repro/blws/`. `awg`: AWG Figs. 7, 8, 9, 14 and 15 (the `--sync`
+    /// policies on the HeteroSync and lock kernels, with and without a
+    /// removed CU), on the `awg` preset from `kernels/sync/`.
     ///
     /// Prints the tables on stdout and one progress line per finished cell
     /// on stderr.
