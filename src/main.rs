@@ -1082,22 +1082,40 @@ struct TimelineFlags {
 }
 
 /// `gpusim timeline`: a timed run recording one SM's warps, drawn as SVG.
+/// Prepares `file` with `shape`'s manifest and grid/block overrides and
+/// loads the machine `config` with `sets`; an error is reported (exit
+/// status 2).
+fn prepare_shaped(
+    file: &std::path::Path,
+    shape: &WorkloadShape,
+    config: &str,
+    sets: &[(String, String)],
+    colour: bool,
+) -> Result<
+    (
+        gpusim::workload::runner::Prepared,
+        gpusim::config::GpuConfig,
+    ),
+    ExitCode,
+> {
+    let mut prepared = gpusim::workload::runner::prepare(file, shape.launch.as_deref())
+        .map_err(|e| report_run_error(e, colour))?;
+    prepared.override_shape(shape.grid, shape.block);
+    let cfg = gpusim::config::load_config(config, sets).map_err(|d| {
+        eprint!("{}", d.render(colour));
+        ExitCode::from(2)
+    })?;
+    Ok((prepared, cfg))
+}
+
 fn timeline_cmd(f: TimelineFlags, colour: bool) -> ExitCode {
     if let Err(e) = gpusim::workload::runner::check_writable([f.output.as_path()]) {
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }
-    let mut prepared = match gpusim::workload::runner::prepare(&f.file, f.shape.launch.as_deref()) {
-        Ok(p) => p,
-        Err(e) => return report_run_error(e, colour),
-    };
-    prepared.override_shape(f.shape.grid, f.shape.block);
-    let cfg = match gpusim::config::load_config(&f.config, &f.sets) {
-        Ok(c) => c,
-        Err(d) => {
-            eprint!("{}", d.render(colour));
-            return ExitCode::from(2);
-        }
+    let (prepared, cfg) = match prepare_shaped(&f.file, &f.shape, &f.config, &f.sets, colour) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     let r = match gpusim::timing::run_timed_timeline(
         &prepared,

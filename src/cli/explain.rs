@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use crate::{WorkloadShape, parse_key_value, report_run_error};
+use crate::{WorkloadShape, parse_key_value, prepare_shaped, report_run_error};
 
 /// `gpusim explain` arguments.
 #[derive(Args)]
@@ -52,17 +52,9 @@ pub struct ExplainArgs {
 /// Runs `gpusim explain`. Exit status 0, 1 if a run's functional check
 /// failed (the report is still printed), 2 on an error.
 pub fn run(a: ExplainArgs, colour: bool) -> ExitCode {
-    let mut prepared = match gpusim::workload::runner::prepare(&a.file, a.shape.launch.as_deref()) {
-        Ok(p) => p,
-        Err(e) => return report_run_error(e, colour),
-    };
-    prepared.override_shape(a.shape.grid, a.shape.block);
-    let cfg = match gpusim::config::load_config(&a.config, &a.sets) {
-        Ok(c) => c,
-        Err(d) => {
-            eprint!("{}", d.render(colour));
-            return ExitCode::from(2);
-        }
+    let (prepared, cfg) = match prepare_shaped(&a.file, &a.shape, &a.config, &a.sets, colour) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
     let policies = |sched: &str| gpusim::timing::Policies {
         fetch: a
