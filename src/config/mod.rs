@@ -274,6 +274,19 @@ pub struct IcntConfig {
     /// Reply packets a slice holds for the crossbar before its L2 stops
     /// looking up (with `reply_crossbar`).
     pub reply_buffer: u32,
+    /// Requests cross a crossbar too ([`crate::timing::crossbar`]): each
+    /// SM's packets queue in order (head-of-line blocking), each slice
+    /// takes one packet per cycle into an ejection buffer, and a slice
+    /// lets one packet per cycle out of it only while its input queue past
+    /// the ROP delay has room for a line's sectors (GPGPU-Sim's
+    /// `memory_sub_partition::full`); false: packets leave the SM's port at
+    /// once and wait only by an estimate of the slice's queue.
+    pub request_crossbar: bool,
+    /// Flits an SM's requests may occupy in the crossbar's input before the
+    /// SM stops sending (with `request_crossbar`).
+    pub request_buffer: u32,
+    /// Flits a slice's ejection buffer holds (with `request_crossbar`).
+    pub eject_buffer: u32,
 }
 
 /// L2 slices (address-interleaved by line).
@@ -555,6 +568,9 @@ impl GpuConfig {
                 header_bytes: 8,
                 reply_crossbar: true,
                 reply_buffer: 137,
+                request_crossbar: true,
+                request_buffer: 73,
+                eject_buffer: 80,
             },
             l2: L2Config {
                 slices: 12,

@@ -17,7 +17,16 @@
 //!
 //! A slice holds at most `icnt.reply_buffer` parts (GPGPU-Sim's L2-to-
 //! interconnect queue, injection buffer and router input buffer); while
-//! it holds that many its L2 looks nothing up ([`ReplyCrossbar::full`]).
+//! it holds that many its L2 looks nothing up ([`Crossbar::full`]).
+//!
+//! The same switch carries requests the other way (`icnt.request_crossbar`:
+//! inputs are the SMs, outputs the slices, one part per packet, a part
+//! holding its ports for its flits). There an input's capacity counts
+//! flits (each part weighs its flits: GPGPU-Sim's 9-flit injection queue
+//! and 64-flit router input buffer, `icnt.request_buffer`), and an output
+//! takes a head only when [`Crossbar::step_gated`]'s gate says so (the
+//! slice's ejection buffer has room for its flits, and the packet has
+//! passed the L1D pipeline).
 
 use std::collections::VecDeque;
 
@@ -31,15 +40,17 @@ struct Queued<T> {
     parts: u32,
     /// Cycles each part holds its input and output.
     part_cycles: u64,
+    /// Capacity units each part takes (1 for replies, flits for requests).
+    units: u32,
 }
 
 /// The slices' reply queues (of `T`, the reply) and the SMs' arbiters.
 #[derive(Clone, Debug)]
-pub struct ReplyCrossbar<T> {
+pub struct Crossbar<T> {
     queues: Vec<VecDeque<Queued<T>>>,
-    /// Parts queued per slice.
+    /// Capacity units (parts, or flits) queued per input.
     parts: Vec<u32>,
-    /// Parts a slice may hold before its lookups stop.
+    /// Units an input may hold.
     capacity: u32,
     /// Per slice: the first cycle it may start its next part.
     input_free: Vec<u64>,
@@ -54,11 +65,11 @@ pub struct ReplyCrossbar<T> {
     busy_inputs: usize,
 }
 
-impl<T: Copy> ReplyCrossbar<T> {
+impl<T: Copy> Crossbar<T> {
     /// An empty crossbar from `inputs` slices to `outputs` SMs, each slice
     /// holding at most `capacity` parts.
-    pub fn new(inputs: usize, outputs: usize, capacity: u32) -> ReplyCrossbar<T> {
-        ReplyCrossbar {
+    pub fn new(inputs: usize, outputs: usize, capacity: u32) -> Crossbar<T> {
+        Crossbar {
             queues: vec![VecDeque::new(); inputs],
             parts: vec![0; inputs],
             capacity: capacity.max(1),
@@ -71,24 +82,44 @@ impl<T: Copy> ReplyCrossbar<T> {
     }
 
     /// Queues `packet` for SM `output` at slice `input`, as `parts` parts
-    /// of `part_cycles` cycles each.
+    /// of `part_cycles` cycles each (one capacity unit each).
     pub fn push(&mut self, input: usize, output: u32, packet: T, parts: u32, part_cycles: u64) {
+        self.push_weighted(input, output, packet, parts, part_cycles, 1);
+    }
+
+    /// Queues `packet` for `output` at `input` as `parts` parts of
+    /// `part_cycles` cycles, each taking `units` of the input's capacity.
+    pub fn push_weighted(
+        &mut self,
+        input: usize,
+        output: u32,
+        packet: T,
+        parts: u32,
+        part_cycles: u64,
+        units: u32,
+    ) {
         if self.queues[input].is_empty() {
             self.busy_inputs += 1;
         }
         let parts = parts.max(1);
-        self.parts[input] += parts;
+        self.parts[input] += parts * units;
         self.queues[input].push_back(Queued {
             packet,
             output,
             parts,
             part_cycles: part_cycles.max(1),
+            units,
         });
     }
 
     /// True when slice `input` holds its capacity of parts.
     pub fn full(&self, input: usize) -> bool {
         self.parts[input] >= self.capacity
+    }
+
+    /// True when `input` has room for `units` more capacity units.
+    pub fn has_room(&self, input: usize, units: u32) -> bool {
+        self.parts[input] + units <= self.capacity
     }
 
     /// True when no reply is queued.
@@ -100,7 +131,20 @@ impl<T: Copy> ReplyCrossbar<T> {
     /// and per slice, and calls `sent(packet, done)` for each reply whose
     /// last part is granted, `done` being the cycle its last part has left
     /// the slice. Returns true if anything was granted.
-    pub fn step(&mut self, now: u64, mut sent: impl FnMut(T, u64)) -> bool {
+    pub fn step(&mut self, now: u64, sent: impl FnMut(T, u64)) -> bool {
+        self.step_gated(now, |_, _| true, sent)
+    }
+
+    /// [`Crossbar::step`] where output `o` considers a head part of
+    /// `packet` only when `open(o, &packet)` (evaluated once per free
+    /// input and cycle; an output grants at most one part per cycle, so a
+    /// gate that checks room for one packet stays true for the grant).
+    pub fn step_gated(
+        &mut self,
+        now: u64,
+        mut open: impl FnMut(usize, &T) -> bool,
+        mut sent: impl FnMut(T, u64),
+    ) -> bool {
         if self.busy_inputs == 0 {
             return false;
         }
@@ -114,7 +158,7 @@ impl<T: Copy> ReplyCrossbar<T> {
                 continue;
             }
             let o = head.output as usize;
-            if self.output_free[o] > now {
+            if self.output_free[o] > now || !open(o, &head.packet) {
                 continue;
             }
             let dist = (s as u32 + n - self.next_input[o]) % n;
@@ -136,7 +180,7 @@ impl<T: Copy> ReplyCrossbar<T> {
             let head = self.queues[s].front_mut().expect("a requesting slice");
             let cycles = head.part_cycles;
             head.parts -= 1;
-            self.parts[s] -= 1;
+            self.parts[s] -= head.units;
             self.input_free[s] = now + cycles;
             self.output_free[o] = now + cycles;
             if head.parts == 0 {
@@ -157,12 +201,12 @@ mod tests {
     use super::*;
 
     /// Queues reply `tag` for SM `sm` at slice `s`.
-    fn push(x: &mut ReplyCrossbar<u32>, s: usize, sm: u32, tag: u32, parts: u32, cycles: u64) {
+    fn push(x: &mut Crossbar<u32>, s: usize, sm: u32, tag: u32, parts: u32, cycles: u64) {
         x.push(s, sm, tag, parts, cycles);
     }
 
     /// Runs until empty; returns (tag, cycle its last part left).
-    fn drain(x: &mut ReplyCrossbar<u32>) -> Vec<(u32, u64)> {
+    fn drain(x: &mut Crossbar<u32>) -> Vec<(u32, u64)> {
         let mut out = Vec::new();
         let mut now = 0;
         while !x.is_empty() && now < 10_000 {
@@ -176,13 +220,13 @@ mod tests {
     /// 4 cycles later.
     #[test]
     fn parts_are_granted_one_per_cycle() {
-        let mut x = ReplyCrossbar::new(1, 1, 100);
+        let mut x = Crossbar::new(1, 1, 100);
         push(&mut x, 0, 0, 1, 4, 1);
         push(&mut x, 0, 0, 2, 4, 1);
         assert_eq!(x.parts[0], 8);
         assert_eq!(drain(&mut x), vec![(1, 4), (2, 8)]);
         // Two-flit parts hold the ports twice as long.
-        let mut x = ReplyCrossbar::new(1, 1, 100);
+        let mut x = Crossbar::new(1, 1, 100);
         push(&mut x, 0, 0, 1, 4, 2);
         assert_eq!(drain(&mut x), vec![(1, 8)]);
     }
@@ -193,7 +237,7 @@ mod tests {
     /// (granted at 7, 8, 9, 10) instead of 4.
     #[test]
     fn head_of_line_blocking() {
-        let mut x = ReplyCrossbar::new(2, 2, 100);
+        let mut x = Crossbar::new(2, 2, 100);
         push(&mut x, 0, 0, 1, 4, 1);
         push(&mut x, 0, 1, 3, 4, 1);
         push(&mut x, 1, 0, 2, 4, 1);
@@ -207,12 +251,36 @@ mod tests {
     /// A slice is full at its capacity of parts.
     #[test]
     fn capacity_in_parts() {
-        let mut x = ReplyCrossbar::new(1, 1, 8);
+        let mut x = Crossbar::new(1, 1, 8);
         push(&mut x, 0, 0, 1, 4, 1);
         assert!(!x.full(0));
         push(&mut x, 0, 0, 2, 4, 1);
         assert!(x.full(0));
         x.step(0, |_, _| {});
         assert!(!x.full(0));
+    }
+
+    /// Requests: an input's capacity counts flits (a 4-flit packet takes 4),
+    /// and a closed gate keeps an output from granting while the other
+    /// output still grants its own head.
+    #[test]
+    fn weighted_capacity_and_gated_outputs() {
+        let mut x = Crossbar::new(2, 2, 9);
+        x.push_weighted(0, 0, 1u32, 1, 4, 4);
+        x.push_weighted(0, 0, 2, 1, 4, 4);
+        assert!(x.has_room(0, 1));
+        assert!(!x.has_room(0, 2));
+        x.push_weighted(1, 1, 3, 1, 1, 1);
+        let mut out = Vec::new();
+        // Output 0 closed for cycles 0-5: only input 1's packet leaves.
+        for now in 0..20 {
+            x.step_gated(
+                now,
+                |o, _| o != 0 || now >= 6,
+                |t, done| out.push((t, done)),
+            );
+        }
+        assert_eq!(out, vec![(3, 1), (1, 10), (2, 14)]);
+        assert!(x.has_room(0, 9));
     }
 }

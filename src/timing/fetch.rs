@@ -153,7 +153,7 @@ impl Sm {
         self.stats.icache_misses += 1;
         if self.icache_pending.contains(&line) {
             w.fetch_wait_line = Some(line);
-        } else if mem.can_inject(self.id, now) {
+        } else if mem.can_inject(self.id, now, 0) {
             w.fetch_wait_line = Some(line);
             self.icache_pending.push(line);
             mem.inject(

@@ -306,7 +306,7 @@ impl Sm {
                     // Allocate on miss: a way of the line's set is
                     // reserved now; none free is a reservation failure
                     // (the unit waits for a fill, like a full MSHR file).
-                    let reserved = match mem.can_inject(self.id, now) {
+                    let reserved = match mem.can_inject(self.id, now, 0) {
                         false => None,
                         true if cfg.l1d.allocate_on_miss => Some(
                             self.l1d
@@ -374,7 +374,7 @@ impl Sm {
                 }
             }
             JobKind::Store | JobKind::Atomic => {
-                if mem.can_inject(self.id, now) {
+                if mem.can_inject(self.id, now, r.bytes) {
                     let atomic = job.kind == JobKind::Atomic;
                     if !atomic {
                         // Held until L2 acknowledges the write.

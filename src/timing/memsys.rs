@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::config::GpuConfig;
 use crate::timing::cache::TagArray;
-use crate::timing::crossbar::ReplyCrossbar;
+use crate::timing::crossbar::Crossbar;
 use crate::timing::dram::{Dram, DramRequest};
 use crate::timing::event_queue::EventQueue;
 
@@ -102,11 +102,29 @@ struct L2Miss {
     arrived: u32,
 }
 
+/// A slice's ejection side of the request crossbar.
+#[derive(Clone, Debug, Default)]
+struct Ejection {
+    /// Packets granted to the slice, by arrival cycle (in grant order):
+    /// (arrival, packet, line, flits).
+    queue: VecDeque<(u64, Packet, u64, u32)>,
+    /// Flits granted and not yet let into the L2.
+    flits: u32,
+}
+
 #[derive(Clone, Debug)]
 struct Slice {
     tags: TagArray,
     /// Requests waiting for their tag lookup: (ready cycle, packet).
     rop: VecDeque<(u64, Packet, u64)>,
+    /// The first `rop_ready` entries of `rop` have passed the ROP delay;
+    /// `rop_ready_accesses` are their sector accesses (the input queue's
+    /// occupancy, with the request crossbar).
+    rop_ready: usize,
+    rop_ready_accesses: u64,
+    /// Tests: the cycles packets entered `rop`.
+    #[cfg(test)]
+    entered: Vec<u64>,
     /// Earliest cycle of the next tag lookup (one per cycle).
     next_lookup: u64,
     /// Outstanding DRAM reads, one per L2 line.
@@ -231,7 +249,20 @@ pub struct MemSys {
     dram: Dram,
     /// The reply crossbar (`icnt.reply_crossbar`), else `None`: replies
     /// leave through the slices' ports.
-    crossbar: Option<ReplyCrossbar<Packet>>,
+    crossbar: Option<Crossbar<Packet>>,
+    /// The request crossbar (`icnt.request_crossbar`), else `None`:
+    /// requests leave through the SMs' ports and wait by the estimate
+    /// `slice_busy`. Items: the packet, its slice, its line there, and the
+    /// cycle it has passed the L1D pipeline.
+    req_crossbar: Option<Crossbar<(Packet, u32, u64, u64)>>,
+    /// Per slice: packets through the request crossbar, waiting (or still
+    /// in flight) to enter the L2, with their flits.
+    eject: Vec<Ejection>,
+    /// Flits a slice's ejection buffer holds.
+    eject_capacity: u32,
+    /// Scratch: the request crossbar's grants of one cycle, with the cycle
+    /// each has left its SM.
+    req_granted: Vec<((Packet, u32, u64, u64), u64)>,
     /// Slices blocked on a full DRAM queue in the current cycle.
     blocked_now: u64,
     /// Slices blocked on a full reply buffer in the current cycle.
@@ -274,6 +305,10 @@ impl MemSys {
                 .map(|_| Slice {
                     tags: TagArray::new(cfg.l2.sets, cfg.l2.ways),
                     rop: VecDeque::new(),
+                    rop_ready: 0,
+                    rop_ready_accesses: 0,
+                    #[cfg(test)]
+                    entered: Vec::new(),
                     next_lookup: 0,
                     mshr: Vec::new(),
                     spare_waiters: Vec::new(),
@@ -282,12 +317,22 @@ impl MemSys {
                 .collect(),
             dram: Dram::new(cfg),
             crossbar: cfg.icnt.reply_crossbar.then(|| {
-                ReplyCrossbar::new(
+                Crossbar::new(
                     slices as usize,
                     cfg.core.num_sms.max(1) as usize,
                     cfg.icnt.reply_buffer,
                 )
             }),
+            req_crossbar: cfg.icnt.request_crossbar.then(|| {
+                Crossbar::new(
+                    cfg.core.num_sms.max(1) as usize,
+                    slices as usize,
+                    cfg.icnt.request_buffer.max(1),
+                )
+            }),
+            eject: vec![Ejection::default(); slices as usize],
+            eject_capacity: cfg.icnt.eject_buffer.max(1),
+            req_granted: Vec::new(),
             blocked_now: 0,
             reply_blocked_now: 0,
             next_due: 0,
@@ -307,7 +352,12 @@ impl MemSys {
 
     /// True if SM `sm`'s injection port accepts a packet at `now` (fewer
     /// than `icnt.queue` packets waiting to start).
-    pub fn can_inject(&mut self, sm: u32, now: u64) -> bool {
+    /// With the request crossbar: true if the SM's crossbar input has room
+    /// for a packet of `req_bytes` payload.
+    pub fn can_inject(&mut self, sm: u32, now: u64, req_bytes: u32) -> bool {
+        if let Some(x) = &self.req_crossbar {
+            return x.has_room(sm as usize, self.flits(req_bytes) as u32);
+        }
         let q = self.queue;
         let p = &mut self.sm_ports[sm as usize];
         let waiting = p.waiting(now);
@@ -323,6 +373,21 @@ impl MemSys {
         let cycles = self.packet_cycles(p.req_bytes);
         self.stats.icnt_requests += 1;
         self.stats.icnt_flits += self.flits(p.req_bytes);
+        if self.req_crossbar.is_some() {
+            let (s, line) = self.slice_of(p.addr);
+            let flits = self.flits(p.req_bytes) as u32;
+            let x = self.req_crossbar.as_mut().expect("checked above");
+            x.push_weighted(
+                p.sm as usize,
+                s as u32,
+                (p, s as u32, line, now + delay),
+                1,
+                cycles,
+                flits,
+            );
+            self.next_due = self.next_due.min(now + 1);
+            return;
+        }
         let port = &mut self.sm_ports[p.sm as usize];
         let left = port.send(now, cycles);
         self.port_next_start[p.sm as usize] = port.starts.front().copied().unwrap_or(u64::MAX);
@@ -519,20 +584,57 @@ impl MemSys {
 
     fn step(&mut self, now: u64, atomics: &mut Vec<Packet>, replies: &mut Vec<Packet>) -> bool {
         let mut active = false;
-        // 1. Arrivals at the slices.
+        // 0. The request crossbar's arbitration: a slice takes a head packet
+        //    whose L1D pipeline has passed, when its ejection buffer has
+        //    room for the packet's flits.
+        if let Some(x) = self.req_crossbar.as_mut()
+            && !x.is_empty()
+        {
+            active = true;
+            let (eject, cap) = (&self.eject, self.eject_capacity);
+            let (flit_bytes, header) = (self.flit_bytes, self.header);
+            let flits_of = move |p: &Packet| (header + p.req_bytes).div_ceil(flit_bytes).max(1);
+            let granted = &mut self.req_granted;
+            x.step_gated(
+                now,
+                |o, item| item.3 <= now && eject[o].flits + flits_of(&item.0) <= cap,
+                |item, done| granted.push((item, done)),
+            );
+            for ((p, s, line, _), done) in self.req_granted.drain(..) {
+                self.eject[s as usize].flits += flits_of(&p);
+                self.to_l2.push(done + self.icnt_latency, (p, s, line));
+            }
+        }
+        // 1. Arrivals at the slices (with the request crossbar: at their
+        //    ejection buffers, which let one packet per cycle into the L2
+        //    while its input queue has room for a line's sectors).
         while let Some((at, (p, s, line))) = self.to_l2.pop_due(now) {
             active = true;
-            if p.kind == PacketKind::Atomic && p.perform {
-                self.stats.atomics += 1;
-                atomics.push(p);
+            if self.req_crossbar.is_some() {
+                let flits = self.flits(p.req_bytes) as u32;
+                self.eject[s as usize].queue.push_back((at, p, line, flits));
+                continue;
             }
-            if self.observe_writes && p.kind == PacketKind::Write {
-                self.arrived_writes.push(p);
+            self.enter_rop(at, p, s as usize, line, atomics);
+        }
+        if self.req_crossbar.is_some() {
+            let limit = self.l2_input_queue.saturating_sub(u64::from(self.sectors));
+            for s in 0..self.slices.len() {
+                let Some(&(at, p, line, flits)) = self.eject[s].queue.front() else {
+                    continue;
+                };
+                active = true;
+                if at > now {
+                    continue;
+                }
+                self.count_rop_ready(s, now);
+                if self.slices[s].rop_ready_accesses > limit {
+                    continue;
+                }
+                self.eject[s].queue.pop_front();
+                self.eject[s].flits -= flits;
+                self.enter_rop(now, p, s, line, atomics);
             }
-            let s = s as usize;
-            let ready = at + self.l2_latency;
-            self.slices[s].rop.push_back((ready, p, line));
-            self.refresh_lookup_due(s);
         }
         // 2. DRAM clocks up to this cycle, then reads whose data has
         //    reached the L2.
@@ -618,6 +720,12 @@ impl MemSys {
             }
             active = true;
             self.slices[s].rop.pop_front();
+            if self.slices[s].rop_ready > 0 {
+                let a = self.accesses_of(&p);
+                let sl = &mut self.slices[s];
+                sl.rop_ready -= 1;
+                sl.rop_ready_accesses -= a;
+            }
             // One sector per cycle (GPGPU-Sim splits a line request into
             // sector requests, each an L2 access).
             let accesses = need.count_ones().max(1);
@@ -687,6 +795,48 @@ impl MemSys {
         active
     }
 
+    /// Packet `p` enters slice `s`'s ROP delay at `at`.
+    fn enter_rop(&mut self, at: u64, p: Packet, s: usize, line: u64, atomics: &mut Vec<Packet>) {
+        if p.kind == PacketKind::Atomic && p.perform {
+            self.stats.atomics += 1;
+            atomics.push(p);
+        }
+        if self.observe_writes && p.kind == PacketKind::Write {
+            self.arrived_writes.push(p);
+        }
+        let ready = at + self.l2_latency;
+        self.slices[s].rop.push_back((ready, p, line));
+        #[cfg(test)]
+        self.slices[s].entered.push(at);
+        self.refresh_lookup_due(s);
+    }
+
+    /// Sector accesses of packet `p` at the L2.
+    fn accesses_of(&self, p: &Packet) -> u64 {
+        u64::from(match p.kind {
+            PacketKind::Atomic => 1,
+            _ => self.sectors_of(p).count_ones().max(1),
+        })
+    }
+
+    /// Counts the entries of slice `s`'s ROP queue whose delay has ended by
+    /// `now` into its input-queue occupancy.
+    fn count_rop_ready(&mut self, s: usize, now: u64) {
+        loop {
+            let sl = &self.slices[s];
+            let Some(&(ready, p, _)) = sl.rop.get(sl.rop_ready) else {
+                return;
+            };
+            if ready > now {
+                return;
+            }
+            let a = self.accesses_of(&p);
+            let sl = &mut self.slices[s];
+            sl.rop_ready += 1;
+            sl.rop_ready_accesses += a;
+        }
+    }
+
     /// Recomputes slice `s`'s entry of `lookup_due` after its queue or its
     /// lookup slot changed.
     fn refresh_lookup_due(&mut self, s: usize) {
@@ -732,7 +882,10 @@ impl MemSys {
         if let Some(t) = self.dram.next_event(now) {
             at(t);
         }
-        if self.crossbar.as_ref().is_some_and(|x| !x.is_empty()) {
+        if self.crossbar.as_ref().is_some_and(|x| !x.is_empty())
+            || self.req_crossbar.as_ref().is_some_and(|x| !x.is_empty())
+            || self.eject.iter().any(|e| !e.queue.is_empty())
+        {
             at(now + 1);
         }
         for &s in &self.port_next_start {
@@ -748,6 +901,8 @@ impl MemSys {
         !self.to_l2.is_empty()
             || !self.to_sm.is_empty()
             || self.crossbar.as_ref().is_some_and(|x| !x.is_empty())
+            || self.req_crossbar.as_ref().is_some_and(|x| !x.is_empty())
+            || self.eject.iter().any(|e| !e.queue.is_empty())
             || self
                 .slices
                 .iter()
@@ -896,5 +1051,59 @@ mod tests {
             let (a, b) = lookups_after_a_dirty_eviction(&cfg);
             assert_eq!(b - a, free, "sector {sector}, port 0");
         }
+    }
+
+    /// The cycles at which slices 0 and 1 let each packet into their ROP
+    /// queues, with six line reads for slice 0 (all hits) sent by SM 0
+    /// before one for slice 1, on `tiny` without ROP or interconnect delay,
+    /// an input queue of 8 sector accesses and an ejection buffer of
+    /// `eject` flits.
+    fn rop_entries(eject: u32) -> (Vec<u64>, Vec<u64>) {
+        let mut cfg = GpuConfig::tiny();
+        cfg.l2.latency = 0;
+        cfg.icnt.latency = 0;
+        cfg.l2.input_queue = 8;
+        cfg.icnt.eject_buffer = eject;
+        assert!(cfg.icnt.request_crossbar);
+        let mut m = MemSys::new(&cfg);
+        // Bit 8 picks the slice: these six lines are slice 0's.
+        let lines = [0u64, 128, 512, 640, 1024, 1152];
+        for &a in lines.iter().chain(&[256]) {
+            m.host_copy(a, 128);
+        }
+        for &a in lines.iter().chain(&[256]) {
+            assert!(m.can_inject(0, 0, 0));
+            m.inject(0, 0, packet(PacketKind::Read, a, u32::MAX));
+        }
+        let (mut atomics, mut replies) = (Vec::new(), Vec::new());
+        let mut now = 0;
+        while m.busy() && now < 10_000 {
+            m.cycle(now, &mut atomics, &mut replies);
+            now += 1;
+        }
+        assert_eq!(m.stats.l2_hits, 28);
+        (m.slices[0].entered.clone(), m.slices[1].entered.clone())
+    }
+
+    /// GPGPU-Sim's request path (`memory_sub_partition::full`, intersim2's
+    /// ejection and router buffers): one-flit reads reach slice 0 one per
+    /// cycle, but it looks each up in 4 cycles (4 sectors), so it lets a
+    /// packet into its input queue only while that holds at most 8 − 4
+    /// accesses. Reads 0-2 enter at cycles 1, 2, 3; read 3 waits until
+    /// read 1's lookup (cycle 5) leaves room: 6; then 10, 14 (lookups at 1,
+    /// 5, 9, 13, …). With a 2-flit ejection buffer (two reads granted
+    /// and not yet in the queue) the crossbar grants slice 0 nothing at
+    /// cycles 5 and 6, read 5 at 7, so SM 0's read for the idle slice 1,
+    /// queued behind them, is granted at 8 and enters at 9 (head-of-line
+    /// blocking); with 80 flits every read is granted at once (cycles
+    /// 0-5) and slice 1's at 6, entering at 7.
+    #[test]
+    fn a_full_slice_queue_holds_up_its_sms_later_requests() {
+        let (s0, s1) = rop_entries(2);
+        assert_eq!(s0, vec![1, 2, 3, 6, 10, 14]);
+        assert_eq!(s1, vec![9]);
+        let (s0, s1) = rop_entries(80);
+        assert_eq!(s0, vec![1, 2, 3, 6, 10, 14]);
+        assert_eq!(s1, vec![7]);
     }
 }
