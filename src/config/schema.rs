@@ -240,7 +240,7 @@ schema! {
         latency: U32 <= 1_000_000, "cycles a packet spends in flight after leaving its port";
         flit_bytes: U32 <= 65_536, "bytes per flit";
         flits_per_cycle: U32 <= 1_024, "flits a port sends per cycle";
-        queue: U32 <= 65_536, "packets an SM's injection port holds before refusing more (icnt_stall)";
+        queue: U32 <= 65_536, "packets an SM's injection port holds before refusing more (icnt_stall; only with request_crossbar = false)";
         header_bytes: U32 <= 65_536, "bytes of a packet header (a read request is one header)";
         reply_crossbar: Bool <= 1, "replies cross a crossbar with head-of-line blocking, one packet per L2 sector (GPGPU-Sim's 1-VC iSLIP router); false: one packet per reply at the slice's port rate";
         reply_buffer: U32 <= 65_536, "reply packets a slice holds for the crossbar before its L2 stops looking up";

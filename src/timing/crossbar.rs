@@ -25,8 +25,7 @@
 //! flits (each part weighs its flits: GPGPU-Sim's 9-flit injection queue
 //! and 64-flit router input buffer, `icnt.request_buffer`), and an output
 //! takes a head only when [`Crossbar::step_gated`]'s gate says so (the
-//! slice's ejection buffer has room for its flits, and the packet has
-//! passed the L1D pipeline).
+//! slice's ejection buffer has room for its flits).
 
 use std::collections::VecDeque;
 

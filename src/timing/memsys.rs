@@ -252,9 +252,14 @@ pub struct MemSys {
     crossbar: Option<Crossbar<Packet>>,
     /// The request crossbar (`icnt.request_crossbar`), else `None`:
     /// requests leave through the SMs' ports and wait by the estimate
-    /// `slice_busy`. Items: the packet, its slice, its line there, and the
-    /// cycle it has passed the L1D pipeline.
-    req_crossbar: Option<Crossbar<(Packet, u32, u64, u64)>>,
+    /// `slice_busy`. Items: the packet, its slice, its line there.
+    req_crossbar: Option<Crossbar<(Packet, u32, u64)>>,
+    /// With the request crossbar: requests in their L1D pipeline, by the
+    /// cycle they join their SM's crossbar input (so an atomic, which
+    /// bypasses the pipeline, can go before an earlier load).
+    to_xbar: EventQueue<(Packet, u32, u64), 1>,
+    /// Per SM: flits of its requests in `to_xbar`.
+    pending_flits: Vec<u32>,
     /// Per slice: packets through the request crossbar, waiting (or still
     /// in flight) to enter the L2, with their flits.
     eject: Vec<Ejection>,
@@ -262,7 +267,7 @@ pub struct MemSys {
     eject_capacity: u32,
     /// Scratch: the request crossbar's grants of one cycle, with the cycle
     /// each has left its SM.
-    req_granted: Vec<((Packet, u32, u64, u64), u64)>,
+    req_granted: Vec<((Packet, u32, u64), u64)>,
     /// Slices blocked on a full DRAM queue in the current cycle.
     blocked_now: u64,
     /// Slices blocked on a full reply buffer in the current cycle.
@@ -331,6 +336,8 @@ impl MemSys {
                 )
             }),
             eject: vec![Ejection::default(); slices as usize],
+            to_xbar: EventQueue::new(),
+            pending_flits: vec![0; cfg.core.num_sms.max(1) as usize],
             eject_capacity: cfg.icnt.eject_buffer.max(1),
             req_granted: Vec::new(),
             blocked_now: 0,
@@ -356,7 +363,8 @@ impl MemSys {
     /// for a packet of `req_bytes` payload.
     pub fn can_inject(&mut self, sm: u32, now: u64, req_bytes: u32) -> bool {
         if let Some(x) = &self.req_crossbar {
-            return x.has_room(sm as usize, self.flits(req_bytes) as u32);
+            let flits = self.flits(req_bytes) as u32 + self.pending_flits[sm as usize];
+            return x.has_room(sm as usize, flits);
         }
         let q = self.queue;
         let p = &mut self.sm_ports[sm as usize];
@@ -375,17 +383,10 @@ impl MemSys {
         self.stats.icnt_flits += self.flits(p.req_bytes);
         if self.req_crossbar.is_some() {
             let (s, line) = self.slice_of(p.addr);
-            let flits = self.flits(p.req_bytes) as u32;
-            let x = self.req_crossbar.as_mut().expect("checked above");
-            x.push_weighted(
-                p.sm as usize,
-                s as u32,
-                (p, s as u32, line, now + delay),
-                1,
-                cycles,
-                flits,
-            );
-            self.next_due = self.next_due.min(now + 1);
+            let due = now + delay;
+            self.pending_flits[p.sm as usize] += self.flits(p.req_bytes) as u32;
+            self.to_xbar.push(due, (p, s as u32, line));
+            self.next_due = self.next_due.min(due.max(now + 1));
             return;
         }
         let port = &mut self.sm_ports[p.sm as usize];
@@ -584,9 +585,17 @@ impl MemSys {
 
     fn step(&mut self, now: u64, atomics: &mut Vec<Packet>, replies: &mut Vec<Packet>) -> bool {
         let mut active = false;
-        // 0. The request crossbar's arbitration: a slice takes a head packet
-        //    whose L1D pipeline has passed, when its ejection buffer has
-        //    room for the packet's flits.
+        // 0. Requests through their L1D pipeline join their SM's crossbar
+        //    input; the request crossbar's arbitration: a slice takes a
+        //    head packet when its ejection buffer has room for its flits.
+        while let Some((_, (p, s, line))) = self.to_xbar.pop_due(now) {
+            active = true;
+            let flits = self.flits(p.req_bytes) as u32;
+            self.pending_flits[p.sm as usize] -= flits;
+            let cycles = self.packet_cycles(p.req_bytes);
+            let x = self.req_crossbar.as_mut().expect("to_xbar is used with it");
+            x.push_weighted(p.sm as usize, s, (p, s, line), 1, cycles, flits);
+        }
         if let Some(x) = self.req_crossbar.as_mut()
             && !x.is_empty()
         {
@@ -597,10 +606,10 @@ impl MemSys {
             let granted = &mut self.req_granted;
             x.step_gated(
                 now,
-                |o, item| item.3 <= now && eject[o].flits + flits_of(&item.0) <= cap,
+                |o, item| eject[o].flits + flits_of(&item.0) <= cap,
                 |item, done| granted.push((item, done)),
             );
-            for ((p, s, line, _), done) in self.req_granted.drain(..) {
+            for ((p, s, line), done) in self.req_granted.drain(..) {
                 self.eject[s as usize].flits += flits_of(&p);
                 self.to_l2.push(done + self.icnt_latency, (p, s, line));
             }
@@ -871,6 +880,9 @@ impl MemSys {
         if let Some(t) = self.to_l2.next_due() {
             at(t);
         }
+        if let Some(t) = self.to_xbar.next_due() {
+            at(t.max(now + 1));
+        }
         if let Some(t) = self.to_sm.next_due() {
             at(t);
         }
@@ -899,6 +911,7 @@ impl MemSys {
     /// True while any packet or DRAM access is in flight.
     pub fn busy(&self) -> bool {
         !self.to_l2.is_empty()
+            || !self.to_xbar.is_empty()
             || !self.to_sm.is_empty()
             || self.crossbar.as_ref().is_some_and(|x| !x.is_empty())
             || self.req_crossbar.as_ref().is_some_and(|x| !x.is_empty())
