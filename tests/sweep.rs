@@ -559,7 +559,7 @@ fn one_command_gives_the_csv_and_the_plot() {
         };
         let line = table
             .lines()
-            .find(|l| l.split_whitespace().any(|w| w.ends_with(sets)) && l.contains("1.000"))
+            .find(|l| l.split_whitespace().next() == Some(format!("l1d.sets={sets}").as_str()))
             .unwrap_or_else(|| panic!("no group {sets} in\n{table}"));
         for i in 1..3 {
             let want = format!("{:.3}", ipc(i) / ipc(0));

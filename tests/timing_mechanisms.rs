@@ -254,8 +254,10 @@ fn replies_are_serialized_at_the_ejection_port() {
     }
 }
 
-/// (e) A slice's input queue (`l2.input_queue` sector accesses past the
-/// ROP stage): when it would overflow, the request waits in the
+/// (e) A slice's input queue as estimated without the request crossbar
+/// (`icnt.request_crossbar = false`; the crossbar's admission is checked
+/// cycle by cycle in `src/timing/memsys.rs`), `l2.input_queue` sector
+/// accesses counted from the ROP stage on: when it would overflow, the request waits in the
 /// interconnect and blocks its SM's port. One load sends n = 32 whole-line
 /// reads (a = 4 sector accesses each) to one slice (lines 3072 bytes
 /// apart: same channel, same sub-partition), then a second load sends one
@@ -272,7 +274,7 @@ fn full_slice_input_queue_blocks_the_port() {
     let n = 32u32;
     let stride = 3072;
     let far = 256;
-    let base_cfg = config(&[]);
+    let base_cfg = config(&["icnt.request_crossbar=false"]);
     let map = AddrMap::new(&base_cfg);
     let slice = map.decode(GLOBAL_BASE).slice;
     for l in 0..u64::from(n) {
@@ -281,7 +283,10 @@ fn full_slice_input_queue_blocks_the_port() {
     assert_ne!(map.decode(GLOBAL_BASE + far).slice, slice);
     let m = gather("inq", n, stride as u32, far as u32, n * 768);
     let second_done = |q: u32| {
-        let cfg = config(&[&format!("l2.input_queue={q}")]);
+        let cfg = config(&[
+            "icnt.request_crossbar=false",
+            &format!("l2.input_queue={q}"),
+        ]);
         let r = run(&m, &cfg);
         issued_at(&r.log, GATHER_ADD2) - issued_at(&r.log, GATHER_LD1)
     };

@@ -121,6 +121,24 @@ impl<T: Copy> Crossbar<T> {
         self.parts[input] + units <= self.capacity
     }
 
+    /// The first cycle after `now` at which an input with a queued part
+    /// and the output of its head part are both free (`u64::MAX` if every
+    /// such pair is free already, so only a gate can hold them, or nothing
+    /// is queued): before then a [`Crossbar::step_gated`] that granted
+    /// nothing at `now` grants nothing, unless a gate opens.
+    pub fn next_grant_at(&self, now: u64) -> u64 {
+        let mut next = u64::MAX;
+        for (s, q) in self.queues.iter().enumerate() {
+            if let Some(head) = q.front() {
+                let t = self.input_free[s].max(self.output_free[head.output as usize]);
+                if t > now {
+                    next = next.min(t);
+                }
+            }
+        }
+        next
+    }
+
     /// True when no reply is queued.
     pub fn is_empty(&self) -> bool {
         self.busy_inputs == 0

@@ -260,6 +260,13 @@ pub struct MemSys {
     to_xbar: EventQueue<(Packet, u32, u64), 1>,
     /// Per SM: flits of its requests in `to_xbar`.
     pending_flits: Vec<u32>,
+    /// The request crossbar grants nothing before this cycle (a grant,
+    /// a new packet or an ejection buffer's room resets it).
+    xbar_wake: u64,
+    /// Per slice: its ejection buffer lets nothing into the L2 before this
+    /// cycle (its head's arrival; `u64::MAX` while its input queue is too
+    /// full, until a lookup).
+    eject_wake: Vec<u64>,
     /// Per slice: packets through the request crossbar, waiting (or still
     /// in flight) to enter the L2, with their flits.
     eject: Vec<Ejection>,
@@ -338,6 +345,8 @@ impl MemSys {
             eject: vec![Ejection::default(); slices as usize],
             to_xbar: EventQueue::new(),
             pending_flits: vec![0; cfg.core.num_sms.max(1) as usize],
+            xbar_wake: 0,
+            eject_wake: vec![u64::MAX; slices as usize],
             eject_capacity: cfg.icnt.eject_buffer.max(1),
             req_granted: Vec::new(),
             blocked_now: 0,
@@ -383,10 +392,12 @@ impl MemSys {
         self.stats.icnt_flits += self.flits(p.req_bytes);
         if self.req_crossbar.is_some() {
             let (s, line) = self.slice_of(p.addr);
-            let due = now + delay;
+            // The memory system has run this cycle: the packet joins its
+            // SM's crossbar input from the next one, after its pipeline.
+            let due = now + 1 + delay;
             self.pending_flits[p.sm as usize] += self.flits(p.req_bytes) as u32;
             self.to_xbar.push(due, (p, s as u32, line));
-            self.next_due = self.next_due.min(due.max(now + 1));
+            self.next_due = self.next_due.min(due);
             return;
         }
         let port = &mut self.sm_ports[p.sm as usize];
@@ -595,20 +606,23 @@ impl MemSys {
             let cycles = self.packet_cycles(p.req_bytes);
             let x = self.req_crossbar.as_mut().expect("to_xbar is used with it");
             x.push_weighted(p.sm as usize, s, (p, s, line), 1, cycles, flits);
+            self.xbar_wake = now;
         }
-        if let Some(x) = self.req_crossbar.as_mut()
+        if self.xbar_wake <= now
+            && let Some(x) = self.req_crossbar.as_mut()
             && !x.is_empty()
         {
-            active = true;
             let (eject, cap) = (&self.eject, self.eject_capacity);
             let (flit_bytes, header) = (self.flit_bytes, self.header);
             let flits_of = move |p: &Packet| (header + p.req_bytes).div_ceil(flit_bytes).max(1);
             let granted = &mut self.req_granted;
-            x.step_gated(
+            let any = x.step_gated(
                 now,
                 |o, item| eject[o].flits + flits_of(&item.0) <= cap,
                 |item, done| granted.push((item, done)),
             );
+            self.xbar_wake = if any { now + 1 } else { x.next_grant_at(now) };
+            active |= any;
             for ((p, s, line), done) in self.req_granted.drain(..) {
                 self.eject[s as usize].flits += flits_of(&p);
                 self.to_l2.push(done + self.icnt_latency, (p, s, line));
@@ -622,6 +636,7 @@ impl MemSys {
             if self.req_crossbar.is_some() {
                 let flits = self.flits(p.req_bytes) as u32;
                 self.eject[s as usize].queue.push_back((at, p, line, flits));
+                self.eject_wake[s as usize] = self.eject_wake[s as usize].min(now);
                 continue;
             }
             self.enter_rop(at, p, s as usize, line, atomics);
@@ -629,19 +644,29 @@ impl MemSys {
         if self.req_crossbar.is_some() {
             let limit = self.l2_input_queue.saturating_sub(u64::from(self.sectors));
             for s in 0..self.slices.len() {
+                if self.eject_wake[s] > now {
+                    continue;
+                }
                 let Some(&(at, p, line, flits)) = self.eject[s].queue.front() else {
+                    self.eject_wake[s] = u64::MAX;
                     continue;
                 };
-                active = true;
                 if at > now {
+                    self.eject_wake[s] = at;
                     continue;
                 }
                 self.count_rop_ready(s, now);
                 if self.slices[s].rop_ready_accesses > limit {
+                    // Until a lookup makes room.
+                    self.eject_wake[s] = u64::MAX;
                     continue;
                 }
+                active = true;
                 self.eject[s].queue.pop_front();
                 self.eject[s].flits -= flits;
+                self.eject_wake[s] = now + 1;
+                // The crossbar may grant this slice again.
+                self.xbar_wake = self.xbar_wake.min(now + 1);
                 self.enter_rop(now, p, s, line, atomics);
             }
         }
@@ -735,6 +760,8 @@ impl MemSys {
                 sl.rop_ready -= 1;
                 sl.rop_ready_accesses -= a;
             }
+            // The ejection buffer may let its head in next cycle.
+            self.eject_wake[s] = self.eject_wake[s].min(now + 1);
             // One sector per cycle (GPGPU-Sim splits a line request into
             // sector requests, each an L2 access).
             let accesses = need.count_ones().max(1);
@@ -894,11 +921,16 @@ impl MemSys {
         if let Some(t) = self.dram.next_event(now) {
             at(t);
         }
-        if self.crossbar.as_ref().is_some_and(|x| !x.is_empty())
-            || self.req_crossbar.as_ref().is_some_and(|x| !x.is_empty())
-            || self.eject.iter().any(|e| !e.queue.is_empty())
-        {
+        if self.crossbar.as_ref().is_some_and(|x| !x.is_empty()) {
             at(now + 1);
+        }
+        if self.req_crossbar.as_ref().is_some_and(|x| !x.is_empty()) && self.xbar_wake != u64::MAX {
+            at(self.xbar_wake.max(now + 1));
+        }
+        for &w in &self.eject_wake {
+            if w != u64::MAX {
+                at(w.max(now + 1));
+            }
         }
         for &s in &self.port_next_start {
             if s != u64::MAX {
@@ -1099,24 +1131,25 @@ mod tests {
     }
 
     /// GPGPU-Sim's request path (`memory_sub_partition::full`, intersim2's
-    /// ejection and router buffers): one-flit reads reach slice 0 one per
-    /// cycle, but it looks each up in 4 cycles (4 sectors), so it lets a
-    /// packet into its input queue only while that holds at most 8 − 4
-    /// accesses. Reads 0-2 enter at cycles 1, 2, 3; read 3 waits until
-    /// read 1's lookup (cycle 5) leaves room: 6; then 10, 14 (lookups at 1,
-    /// 5, 9, 13, …). With a 2-flit ejection buffer (two reads granted
-    /// and not yet in the queue) the crossbar grants slice 0 nothing at
-    /// cycles 5 and 6, read 5 at 7, so SM 0's read for the idle slice 1,
-    /// queued behind them, is granted at 8 and enters at 9 (head-of-line
-    /// blocking); with 80 flits every read is granted at once (cycles
-    /// 0-5) and slice 1's at 6, entering at 7.
+    /// ejection and router buffers). Sent at cycle 0, the reads join SM 0's
+    /// crossbar input at 1 and are granted one per cycle (one flit each),
+    /// reaching slice 0 at 2, 3, …; it looks each up in 4 cycles (4
+    /// sectors), so it lets a packet into its input queue only while that
+    /// holds at most 8 − 4 accesses. Reads 0-2 enter at 2, 3, 4; read 3
+    /// waits until read 1's lookup (cycle 6) leaves room: 7; then 11, 15
+    /// (lookups at 2, 6, 10, 14, …). With a 2-flit ejection buffer (two
+    /// reads granted and not yet in the queue) the crossbar grants slice 0
+    /// nothing at 6 and 7, read 5 at 8, so SM 0's read for the idle slice
+    /// 1, queued behind them, is granted at 9 and enters at 10 (head-of-
+    /// line blocking); with 80 flits every read is granted at once (1-6)
+    /// and slice 1's at 7, entering at 8.
     #[test]
     fn a_full_slice_queue_holds_up_its_sms_later_requests() {
         let (s0, s1) = rop_entries(2);
-        assert_eq!(s0, vec![1, 2, 3, 6, 10, 14]);
-        assert_eq!(s1, vec![9]);
+        assert_eq!(s0, vec![2, 3, 4, 7, 11, 15]);
+        assert_eq!(s1, vec![10]);
         let (s0, s1) = rop_entries(80);
-        assert_eq!(s0, vec![1, 2, 3, 6, 10, 14]);
-        assert_eq!(s1, vec![7]);
+        assert_eq!(s0, vec![2, 3, 4, 7, 11, 15]);
+        assert_eq!(s1, vec![8]);
     }
 }
