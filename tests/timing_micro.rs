@@ -187,7 +187,11 @@ fn dependent_loads_pay_row_hits_and_row_misses() {
         let atom = d.burst_length * d.bus_width * d.chips;
         let commands = cfg.l2.line / cfg.l2.sector_bytes * cfg.l2.sector_bytes.div_ceil(atom);
         let column_clocks = 1 + (commands - 1) * d.t_ccdl.max(d.t_ccd) + d.cl + 1;
+        // With the request crossbar a request joins its SM's input the
+        // cycle after it is sent (the memory system has run that cycle).
+        let join = u64::from(cfg.icnt.request_crossbar);
         let hit = (MEM_STAGES
+            + join
             + u64::from(cfg.l1d.miss_latency)
             + serial(0)
             + u64::from(cfg.icnt.latency)
