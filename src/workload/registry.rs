@@ -252,7 +252,9 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
         Ok(Box::new(drivers::ray_tracing::RayTracing::new(a, l)?))
     }),
     ("stencil2d_shared", |a, l| {
-        Ok(Box::new(drivers::stencil2d_shared::Stencil2dShared::new(a, l)?))
+        Ok(Box::new(drivers::stencil2d_shared::Stencil2dShared::new(
+            a, l,
+        )?))
     }),
     ("strided_copy", |a, l| {
         Ok(Box::new(drivers::strided_copy::StridedCopy::new(a, l)?))

@@ -124,7 +124,10 @@ mod tests {
     #[test]
     fn eighths_are_multiples_of_one_eighth_in_range() {
         let v = eighths(10_000, 3);
-        assert!(v.iter().all(|&e| (-1.0..=1.0).contains(&e) && (e * 8.0).fract() == 0.0));
+        assert!(
+            v.iter()
+                .all(|&e| (-1.0..=1.0).contains(&e) && (e * 8.0).fract() == 0.0)
+        );
         assert!(v.contains(&-1.0) && v.contains(&1.0) && v.contains(&0.0));
     }
 
