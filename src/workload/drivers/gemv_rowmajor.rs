@@ -35,15 +35,15 @@ pub struct GemvRowMajor {
 }
 
 impl GemvRowMajor {
-    /// Reads `rows` (default 4096), `cols` (256; at most 2^18 so the
+    /// Reads `rows` (default 2048), `cols` (64; at most 2^18 so the
     /// sums stay exact; `rows * cols` at most 2^31 - 1, the kernel's
     /// `int` index) and `seed` (1). Block: the manifest's (1-D) or 128
     /// threads; grid: the manifest's, which must cover `rows` threads, or
     /// `ceil(rows / block)`.
     pub fn new(args: &mut Args, launch: Launch) -> Result<GemvRowMajor, WorkloadError> {
         let w = GemvRowMajor {
-            rows: args.count("rows", 4096)?,
-            cols: args.count("cols", 256)?,
+            rows: args.count("rows", 2048)?,
+            cols: args.count("cols", 64)?,
             seed: args.u64("seed", 1)?,
             launch,
         };
