@@ -251,6 +251,19 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("ray_tracing", |a, l| {
         Ok(Box::new(drivers::ray_tracing::RayTracing::new(a, l)?))
     }),
+    ("block_scan", |a, l| {
+        Ok(Box::new(drivers::block_scan::BlockScan::new(a, l)?))
+    }),
+    ("warp_shuffle_reduce", |a, l| {
+        Ok(Box::new(
+            drivers::warp_shuffle_reduce::WarpShuffleReduce::new(a, l)?,
+        ))
+    }),
+    ("bitonic_sort_shared", |a, l| {
+        Ok(Box::new(
+            drivers::bitonic_sort_shared::BitonicSortShared::new(a, l)?,
+        ))
+    }),
 ];
 
 /// Builds workload `name` from its arguments; unknown names and unknown
