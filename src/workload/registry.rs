@@ -254,9 +254,9 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("block_scan", |a, l| {
         Ok(Box::new(drivers::block_scan::BlockScan::new(a, l)?))
     }),
-    ("warp_shuffle_reduce", |a, l| {
+    ("warp_shared_reduce", |a, l| {
         Ok(Box::new(
-            drivers::warp_shuffle_reduce::WarpShuffleReduce::new(a, l)?,
+            drivers::warp_shared_reduce::WarpSharedReduce::new(a, l)?,
         ))
     }),
     ("bitonic_sort_shared", |a, l| {

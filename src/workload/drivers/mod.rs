@@ -54,7 +54,7 @@
 //! | manifest `workload` | driver | kernel(s) | checks |
 //! |---|---|---|---|
 //! | `block_scan` | [`block_scan::BlockScan`] | `block_scan` (`kernels/holdout/`) | `out` exact (per-block prefix sums) |
-//! | `warp_shuffle_reduce` | [`warp_shuffle_reduce::WarpShuffleReduce`] | `warp_shuffle_reduce` (`kernels/holdout/`) | `result` exact (wrapping sum) |
+//! | `warp_shared_reduce` | [`warp_shared_reduce::WarpSharedReduce`] | `warp_shared_reduce` (`kernels/holdout/`) | `result` exact (wrapping sum) |
 //! | `bitonic_sort_shared` | [`bitonic_sort_shared::BitonicSortShared`] | `bitonic_sort_shared` (`kernels/holdout/`) | `keys` exact (each 512-key block sorted) |
 //!
 //! The nvcc-compiled benchmarks (`kernels/rodinia/`, `kernels/sdk/`, `kernels/baws/`, `kernels/blws/`) keep
@@ -117,7 +117,7 @@ pub mod xorshift_jump;
 
 pub mod bitonic_sort_shared;
 pub mod block_scan;
-pub mod warp_shuffle_reduce;
+pub mod warp_shared_reduce;
 
 use crate::workload::Launch;
 use crate::workload::args::Args;

@@ -1,36 +1,43 @@
-//! `warp_shuffle_reduce` (`kernels/holdout/warp_shuffle_reduce.cu`, a
+//! `warp_shared_reduce` (`kernels/holdout/warp_shared_reduce.cu`, a
 //! held-out correlation kernel): the sum modulo 2^32 of `n` unsigned words.
 //! Every thread adds its elements in a grid-stride loop, every warp folds
-//! its 32 partial sums with five `shfl.sync.down`, and lane 0 of each warp
-//! adds the warp's sum into one word with `atom.global.add.u32`.
+//! its 32 partial sums in volatile shared memory in five divergent steps
+//! (the lower half of the remaining lanes adds the upper half; no barrier,
+//! the Fermi-era warp-synchronous idiom), and lane 0 of each warp adds the
+//! warp's sum into one word with `atom.global.add.u32`. (It stands in for
+//! a `__shfl_down_sync` reduction, which GPGPU-Sim's GTX480 configuration
+//! cannot run; see `docs/correlation.md`.)
 //!
 //! Parameters in kernel order: `result, in, n`. Inputs: `in`, `n` uniform
 //! 32-bit words (stream 0 of `seed`); `result` starts at 0. Check:
 //! `result` exactly against [`wrapping_sum`].
 
-use super::{block_1d, grid_1d, int_arg};
+use super::{block_fixed, grid_1d, int_arg};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::generate::{stream_seed, uniform_u32};
 use crate::workload::host::{ArgValue, Host, WorkloadError, download, upload};
 use crate::workload::{Launch, Workload};
 
-const KERNEL: &str = "warp_shuffle_reduce";
+const KERNEL: &str = "warp_shared_reduce";
 
-/// The `warp_shuffle_reduce` workload.
-pub struct WarpShuffleReduce {
+/// Threads per CTA (the kernel's compiled-in shared array and stride).
+const REDUCE_BLOCK: u32 = 256;
+
+/// The `warp_shared_reduce` workload.
+pub struct WarpSharedReduce {
     n: u32,
     seed: u64,
     launch: Launch,
 }
 
-impl WarpShuffleReduce {
-    /// Reads `n` (default 2^21) and `seed` (1). Block: the manifest's 1-D
-    /// block, a multiple of 32 threads (the shuffles name all 32 lanes), or
-    /// 256; grid: the manifest's (any: a grid-stride loop) or one thread
-    /// per element. `n + threads` must fit an `int` (the loop's index).
-    pub fn new(args: &mut Args, launch: Launch) -> Result<WarpShuffleReduce, WorkloadError> {
-        let w = WarpShuffleReduce {
+impl WarpSharedReduce {
+    /// Reads `n` (default 2^21) and `seed` (1). Block: `[256, 1, 1]`
+    /// (fixed by the kernel); grid: the manifest's (any: a grid-stride
+    /// loop) or one thread per element. `n + threads` must fit an `int`
+    /// (the loop's index).
+    pub fn new(args: &mut Args, launch: Launch) -> Result<WarpSharedReduce, WorkloadError> {
+        let w = WarpSharedReduce {
             n: args.count("n", 1 << 21)?,
             seed: args.u64("seed", 1)?,
             launch,
@@ -44,13 +51,7 @@ impl WarpShuffleReduce {
     }
 
     fn shape(&self) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
-        let block = block_1d(KERNEL, &self.launch, 256)?;
-        if !block[0].is_multiple_of(32) {
-            return Err(WorkloadError::Args(format!(
-                "{KERNEL} needs whole warps (its shuffles use the full mask): block [{}, 1, 1] is not a multiple of 32 threads",
-                block[0]
-            )));
-        }
+        let block = block_fixed(KERNEL, &self.launch, [REDUCE_BLOCK, 1, 1])?;
         let threads = self
             .launch
             .grid
@@ -66,7 +67,7 @@ pub fn wrapping_sum(values: &[u32]) -> u32 {
     values.iter().fold(0u32, |acc, &v| acc.wrapping_add(v))
 }
 
-impl Workload for WarpShuffleReduce {
+impl Workload for WarpSharedReduce {
     fn run(&mut self, host: &mut dyn Host) -> Result<Check, WorkloadError> {
         let (grid, block) = self.shape()?;
         let input = uniform_u32(self.n as usize, stream_seed(self.seed, 0));
