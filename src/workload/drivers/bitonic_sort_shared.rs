@@ -78,7 +78,11 @@ impl Workload for BitonicSortShared {
         let dkeys = upload(host, "keys", &input)?;
         host.launch(None, grid, block, &[ArgValue::U64(dkeys)])?;
         let keys: Vec<u32> = download(host, dkeys, input.len())?;
-        Ok(check::exact("keys", &sort_chunks(&input, SORT_BLOCK), &keys))
+        Ok(check::exact(
+            "keys",
+            &sort_chunks(&input, SORT_BLOCK),
+            &keys,
+        ))
     }
 }
 
