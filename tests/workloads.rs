@@ -21,6 +21,9 @@ fn kernels_dir() -> PathBuf {
 /// `kernels/rodinia/`, `kernels/sdk/`, `kernels/correlation/`,
 /// `kernels/holdout/`, `kernels/baws/`, `kernels/lfws/`, `kernels/blws/` and `kernels/ispass/`,
 /// sorted.
+/// `kernels/baws/`, `kernels/lfws/`, `kernels/blws/`, `kernels/ispass/`
+/// and `kernels/holdout/` (held-out correlation kernels of helper
+/// holdout-b), sorted.
 fn manifests() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = Vec::new();
     for dir in [
@@ -35,6 +38,7 @@ fn manifests() -> Vec<PathBuf> {
         kernels_dir().join("lfws"),
         kernels_dir().join("blws"),
         kernels_dir().join("ispass"),
+        kernels_dir().join("holdout"),
     ] {
         v.extend(
             std::fs::read_dir(&dir)
@@ -276,6 +280,9 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("ispass/neural_network", "Layer2_Neurons"),
         ("ispass/neural_network", "Layer3_Neurons"),
         ("ispass/ray_tracing", "result"),
+        ("holdout/block_scan", "out"),
+        ("holdout/warp_shared_reduce", "result"),
+        ("holdout/bitonic_sort_shared", "keys"),
     ];
     for (name, buffer) in cases {
         let p = manifest_named(name);
@@ -447,6 +454,9 @@ fn a_kernel_seeing_other_data_fails_the_check() {
             (3, 0x40),
             "Layer3_Neurons",
         ), // map 0's bias
+        ("holdout/block_scan", "in", (0, 1), "out"), // in[0] ^= 1: every sum of block 0
+        ("holdout/warp_shared_reduce", "in", (0, 1), "result"),
+        ("holdout/bitonic_sort_shared", "keys", (0, 1), "keys"), // key 0 ^= 1
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();
@@ -596,6 +606,28 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     assert!(e.contains("at most 262144"), "{e}");
     let e = create_err("holdout/gemv_rowmajor", &[], l(Some([8, 1, 1]), None));
     assert!(e.contains("use grid [16, 1, 1]"), "{e}");
+    let e = create_err("holdout/block_scan", &[], l(None, Some([256, 1, 1])));
+    assert!(e.contains("needs block [512, 1, 1]"), "{e}");
+    let e = create_err("holdout/block_scan", &[], l(Some([10, 1, 1]), None));
+    assert!(e.contains("use grid [1024, 1, 1]"), "{e}");
+    let e = create_err(
+        "holdout/warp_shared_reduce",
+        &[],
+        l(None, Some([128, 1, 1])),
+    );
+    assert!(e.contains("needs block [256, 1, 1]"), "{e}");
+    let e = create_err(
+        "holdout/bitonic_sort_shared",
+        &[("keys", "1000")],
+        l(None, None),
+    );
+    assert!(e.contains("multiple of 512"), "{e}");
+    let e = create_err(
+        "holdout/bitonic_sort_shared",
+        &[],
+        l(Some([255, 1, 1]), None),
+    );
+    assert!(e.contains("needs grid [256, 1, 1]"), "{e}");
     let e = create_err("baws/merge_sort", &[("keys", "1000")], l(None, None));
     assert!(e.contains("multiple of 512"), "{e}");
     let e = create_err("baws/merge_sort", &[("length", "384")], l(None, None));
@@ -858,6 +890,17 @@ fn other_sizes_pass_too() {
         ),
         ("correlation/atomic_hist", &[("n", "1001"), ("seed", "3")]),
         ("correlation/matmul_tiled", &[("n", "37")]),
+        // A partial last block (1000 = 512 + 488).
+        ("holdout/block_scan", &[("n", "1000"), ("seed", "4")]),
+        // Fewer elements than threads: most lanes add nothing.
+        (
+            "holdout/warp_shared_reduce",
+            &[("n", "1001"), ("seed", "3")],
+        ),
+        (
+            "holdout/bitonic_sort_shared",
+            &[("keys", "1536"), ("seed", "5")],
+        ),
         (
             "correlation/gather_random",
             &[("n", "1000"), ("src_len", "77")],

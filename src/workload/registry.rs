@@ -261,6 +261,18 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     }),
     ("gemv_rowmajor", |a, l| {
         Ok(Box::new(drivers::gemv_rowmajor::GemvRowMajor::new(a, l)?))
+    ("block_scan", |a, l| {
+        Ok(Box::new(drivers::block_scan::BlockScan::new(a, l)?))
+    }),
+    ("warp_shared_reduce", |a, l| {
+        Ok(Box::new(
+            drivers::warp_shared_reduce::WarpSharedReduce::new(a, l)?,
+        ))
+    }),
+    ("bitonic_sort_shared", |a, l| {
+        Ok(Box::new(
+            drivers::bitonic_sort_shared::BitonicSortShared::new(a, l)?,
+        ))
     }),
 ];
 

@@ -52,6 +52,14 @@
 //!
 //! | `stream_triad`, `compute_fma`, `sfu_mix`, `divergent_loop`, `reduce_tree`, `transpose`, `atomic_hist`, `gather_random` | [`correlation::Correlation`] | `kernels/correlation/*` (nvcc) | the output buffer exact (`sfu_mix`: rel 1e-3) |
 //!
+//! Held-out correlation kernels (`kernels/holdout/`, never used to calibrate):
+//!
+//! | manifest `workload` | driver | kernel(s) | checks |
+//! |---|---|---|---|
+//! | `block_scan` | [`block_scan::BlockScan`] | `block_scan` (`kernels/holdout/`) | `out` exact (per-block prefix sums) |
+//! | `warp_shared_reduce` | [`warp_shared_reduce::WarpSharedReduce`] | `warp_shared_reduce` (`kernels/holdout/`) | `result` exact (wrapping sum) |
+//! | `bitonic_sort_shared` | [`bitonic_sort_shared::BitonicSortShared`] | `bitonic_sort_shared` (`kernels/holdout/`) | `keys` exact (each 512-key block sorted) |
+//!
 //! The nvcc-compiled benchmarks (`kernels/rodinia/`, `kernels/sdk/`, `kernels/baws/`, `kernels/blws/`) keep
 //! their input builders and references in their driver files.
 //!
@@ -113,6 +121,9 @@ pub mod xorshift_jump;
 pub mod gemv_rowmajor;
 pub mod stencil2d_shared;
 pub mod strided_copy;
+pub mod bitonic_sort_shared;
+pub mod block_scan;
+pub mod warp_shared_reduce;
 
 use crate::workload::Launch;
 use crate::workload::args::Args;
