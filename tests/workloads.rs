@@ -19,8 +19,11 @@ fn kernels_dir() -> PathBuf {
 
 /// `kernels/*.toml` and the manifests of `kernels/sync/`, `kernels/micro/`
 /// `kernels/rodinia/`, `kernels/sdk/`, `kernels/correlation/`,
-/// `kernels/baws/`, `kernels/lfws/`, `kernels/blws/` and `kernels/ispass/`,
+/// `kernels/holdout/`, `kernels/baws/`, `kernels/lfws/`, `kernels/blws/` and `kernels/ispass/`,
 /// sorted.
+/// `kernels/baws/`, `kernels/lfws/`, `kernels/blws/`, `kernels/ispass/`
+/// and `kernels/holdout/` (held-out correlation kernels of helper
+/// holdout-b), sorted.
 fn manifests() -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = Vec::new();
     for dir in [
@@ -30,10 +33,12 @@ fn manifests() -> Vec<PathBuf> {
         kernels_dir().join("rodinia"),
         kernels_dir().join("sdk"),
         kernels_dir().join("correlation"),
+        kernels_dir().join("holdout"),
         kernels_dir().join("baws"),
         kernels_dir().join("lfws"),
         kernels_dir().join("blws"),
         kernels_dir().join("ispass"),
+        kernels_dir().join("holdout"),
     ] {
         v.extend(
             std::fs::read_dir(&dir)
@@ -254,6 +259,9 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("correlation/matmul_tiled", "C"),
         ("correlation/gather_random", "out"),
         ("correlation/spmv_csr", "out"),
+        ("holdout/stencil2d_shared", "out"),
+        ("holdout/strided_copy", "out"),
+        ("holdout/gemv_rowmajor", "y"),
         ("lfws/nearest_neighbor", "d_distances"),
         ("lfws/laplace3d", "d_u1"), // 2 launches: the last iterate is in d_u1
         ("lfws/laplace3d", "d_u2"), // the iterate before it
@@ -272,6 +280,9 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("ispass/neural_network", "Layer2_Neurons"),
         ("ispass/neural_network", "Layer3_Neurons"),
         ("ispass/ray_tracing", "result"),
+        ("holdout/block_scan", "out"),
+        ("holdout/warp_shared_reduce", "result"),
+        ("holdout/bitonic_sort_shared", "keys"),
     ];
     for (name, buffer) in cases {
         let p = manifest_named(name);
@@ -383,7 +394,17 @@ fn a_kernel_seeing_other_data_fails_the_check() {
         ("correlation/atomic_hist", "data", (0, 1), "bins"), // one word changes bin
         ("correlation/gather_random", "idx", (0, 1), "out"), // idx[0] ^= 1: in bounds
         ("correlation/spmv_csr", "vec", (3, 0x40), "out"),
-        ("baws/merge_sort", "d_SrcKey", (1, 0x80), "d_DstKey"), // key[0] += 32768
+        // in[1][1] (the first interior point; in [-1, 1], so the exponent's
+        // top bit is clear) becomes huge: it and its four neighbours change.
+        (
+            "holdout/stencil2d_shared",
+            "in",
+            (4 * (1024 + 1) + 3, 0x40),
+            "out",
+        ),
+        ("holdout/strided_copy", "in", (4 * 4 + 3, 0x40), "out"), // in[4] = out[1]
+        ("holdout/gemv_rowmajor", "x", (3, 0x40), "y"),           // x[0]'s exponent: every row
+        ("baws/merge_sort", "d_SrcKey", (1, 0x80), "d_DstKey"),   // key[0] += 32768
         ("baws/btree", "knodesD", (4, 1), "ansD"), // the root's first child becomes the root
         ("baws/similarity_score", "doc", (3, 0x40), "sim"),
         ("baws/page_view_count", "d_Log", (3, 0x04), "d_Views"), // entry 0's URL ^= 1024
@@ -433,6 +454,9 @@ fn a_kernel_seeing_other_data_fails_the_check() {
             (3, 0x40),
             "Layer3_Neurons",
         ), // map 0's bias
+        ("holdout/block_scan", "in", (0, 1), "out"), // in[0] ^= 1: every sum of block 0
+        ("holdout/warp_shared_reduce", "in", (0, 1), "result"),
+        ("holdout/bitonic_sort_shared", "keys", (0, 1), "keys"), // key 0 ^= 1
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();
@@ -562,6 +586,48 @@ fn bad_shapes_and_arguments_are_argument_errors() {
     assert!(e.contains("use grid [2048, 1, 1]"), "{e}");
     let e = create_err("correlation/compute_fma", &[("a", "1e39")], l(None, None));
     assert!(e.contains("not a finite f32"), "{e}");
+    let e = create_err("holdout/stencil2d_shared", &[], l(Some([4, 4, 1]), None));
+    assert!(e.contains("needs grid [64, 64, 1]"), "{e}");
+    let e = create_err("holdout/stencil2d_shared", &[], l(None, Some([32, 8, 1])));
+    assert!(e.contains("needs block [16, 16, 1]"), "{e}");
+    let e = create_err(
+        "holdout/strided_copy",
+        &[("stride", "10000")],
+        l(None, None),
+    );
+    assert!(e.contains("n * stride = 2621440000 does not fit"), "{e}");
+    let e = create_err("holdout/strided_copy", &[("stride", "0")], l(None, None));
+    assert!(e.contains("outside 1.."), "{e}");
+    let e = create_err(
+        "holdout/gemv_rowmajor",
+        &[("cols", "300000")],
+        l(None, None),
+    );
+    assert!(e.contains("at most 262144"), "{e}");
+    let e = create_err("holdout/gemv_rowmajor", &[], l(Some([8, 1, 1]), None));
+    assert!(e.contains("use grid [16, 1, 1]"), "{e}");
+    let e = create_err("holdout/block_scan", &[], l(None, Some([256, 1, 1])));
+    assert!(e.contains("needs block [512, 1, 1]"), "{e}");
+    let e = create_err("holdout/block_scan", &[], l(Some([10, 1, 1]), None));
+    assert!(e.contains("use grid [1024, 1, 1]"), "{e}");
+    let e = create_err(
+        "holdout/warp_shared_reduce",
+        &[],
+        l(None, Some([128, 1, 1])),
+    );
+    assert!(e.contains("needs block [256, 1, 1]"), "{e}");
+    let e = create_err(
+        "holdout/bitonic_sort_shared",
+        &[("keys", "1000")],
+        l(None, None),
+    );
+    assert!(e.contains("multiple of 512"), "{e}");
+    let e = create_err(
+        "holdout/bitonic_sort_shared",
+        &[],
+        l(Some([255, 1, 1]), None),
+    );
+    assert!(e.contains("needs grid [256, 1, 1]"), "{e}");
     let e = create_err("baws/merge_sort", &[("keys", "1000")], l(None, None));
     assert!(e.contains("multiple of 512"), "{e}");
     let e = create_err("baws/merge_sort", &[("length", "384")], l(None, None));
@@ -824,6 +890,17 @@ fn other_sizes_pass_too() {
         ),
         ("correlation/atomic_hist", &[("n", "1001"), ("seed", "3")]),
         ("correlation/matmul_tiled", &[("n", "37")]),
+        // A partial last block (1000 = 512 + 488).
+        ("holdout/block_scan", &[("n", "1000"), ("seed", "4")]),
+        // Fewer elements than threads: most lanes add nothing.
+        (
+            "holdout/warp_shared_reduce",
+            &[("n", "1001"), ("seed", "3")],
+        ),
+        (
+            "holdout/bitonic_sort_shared",
+            &[("keys", "1536"), ("seed", "5")],
+        ),
         (
             "correlation/gather_random",
             &[("n", "1000"), ("src_len", "77")],
@@ -832,6 +909,21 @@ fn other_sizes_pass_too() {
             "correlation/spmv_csr",
             &[("rows", "100"), ("avg_nnz_per_row", "40")],
         ),
+        // Edges that are not multiples of the 16 x 16 CTA; a single row
+        // and a single column (every point on the boundary).
+        ("holdout/stencil2d_shared", &[("nx", "37"), ("ny", "21")]),
+        ("holdout/stencil2d_shared", &[("nx", "50"), ("ny", "1")]),
+        ("holdout/stencil2d_shared", &[("nx", "1"), ("ny", "40")]),
+        (
+            "holdout/strided_copy",
+            &[("n", "1000"), ("stride", "1"), ("seed", "2")],
+        ),
+        ("holdout/strided_copy", &[("n", "1000"), ("stride", "33")]),
+        (
+            "holdout/gemv_rowmajor",
+            &[("rows", "100"), ("cols", "37"), ("seed", "5")],
+        ),
+        ("holdout/gemv_rowmajor", &[("rows", "33"), ("cols", "1")]),
         (
             "lfws/nearest_neighbor",
             &[("records", "1000"), ("k", "1000"), ("lat", "-20.5")],

@@ -251,6 +251,29 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     ("ray_tracing", |a, l| {
         Ok(Box::new(drivers::ray_tracing::RayTracing::new(a, l)?))
     }),
+    ("stencil2d_shared", |a, l| {
+        Ok(Box::new(drivers::stencil2d_shared::Stencil2dShared::new(
+            a, l,
+        )?))
+    }),
+    ("strided_copy", |a, l| {
+        Ok(Box::new(drivers::strided_copy::StridedCopy::new(a, l)?))
+    }),
+    ("gemv_rowmajor", |a, l| {
+        Ok(Box::new(drivers::gemv_rowmajor::GemvRowMajor::new(a, l)?))
+    ("block_scan", |a, l| {
+        Ok(Box::new(drivers::block_scan::BlockScan::new(a, l)?))
+    }),
+    ("warp_shared_reduce", |a, l| {
+        Ok(Box::new(
+            drivers::warp_shared_reduce::WarpSharedReduce::new(a, l)?,
+        ))
+    }),
+    ("bitonic_sort_shared", |a, l| {
+        Ok(Box::new(
+            drivers::bitonic_sort_shared::BitonicSortShared::new(a, l)?,
+        ))
+    }),
 ];
 
 /// Builds workload `name` from its arguments; unknown names and unknown

@@ -46,8 +46,19 @@
 //! | `libor` | [`libor::Libor`] | `pathcalcPortfolio`, `pathcalcPortfolioGreeks` (`kernels/ispass/`) | `d_v`, `d_vGreeks`, `d_Lb` within rel 1e-5 |
 //! | `neural_network` | [`neural_network::NeuralNetwork`] | `executeFirstLayer`, `executeSecondLayer` (`kernels/ispass/`) | `Layer2_Neurons`, `Layer3_Neurons` exact |
 //! | `ray_tracing` | [`ray_tracing::RayTracing`] | `render` (`kernels/ispass/`) | `result` exact |
+//! | `stencil2d_shared` | [`stencil2d_shared::Stencil2dShared`] | `stencil2d_shared` (`kernels/holdout/`, held-out correlation) | `out` exact |
+//! | `strided_copy` | [`strided_copy::StridedCopy`] | `strided_copy` (`kernels/holdout/`, held-out correlation) | `out` exact |
+//! | `gemv_rowmajor` | [`gemv_rowmajor::GemvRowMajor`] | `gemv_rowmajor` (`kernels/holdout/`, held-out correlation) | `y` exact (inputs in eighths: every partial sum exact) |
 //!
 //! | `stream_triad`, `compute_fma`, `sfu_mix`, `divergent_loop`, `reduce_tree`, `transpose`, `atomic_hist`, `gather_random` | [`correlation::Correlation`] | `kernels/correlation/*` (nvcc) | the output buffer exact (`sfu_mix`: rel 1e-3) |
+//!
+//! Held-out correlation kernels (`kernels/holdout/`, never used to calibrate):
+//!
+//! | manifest `workload` | driver | kernel(s) | checks |
+//! |---|---|---|---|
+//! | `block_scan` | [`block_scan::BlockScan`] | `block_scan` (`kernels/holdout/`) | `out` exact (per-block prefix sums) |
+//! | `warp_shared_reduce` | [`warp_shared_reduce::WarpSharedReduce`] | `warp_shared_reduce` (`kernels/holdout/`) | `result` exact (wrapping sum) |
+//! | `bitonic_sort_shared` | [`bitonic_sort_shared::BitonicSortShared`] | `bitonic_sort_shared` (`kernels/holdout/`) | `keys` exact (each 512-key block sorted) |
 //!
 //! The nvcc-compiled benchmarks (`kernels/rodinia/`, `kernels/sdk/`, `kernels/baws/`, `kernels/blws/`) keep
 //! their input builders and references in their driver files.
@@ -106,6 +117,13 @@ pub mod estimate_pi;
 pub mod laplace3d;
 pub mod nearest_neighbor;
 pub mod xorshift_jump;
+
+pub mod gemv_rowmajor;
+pub mod stencil2d_shared;
+pub mod strided_copy;
+pub mod bitonic_sort_shared;
+pub mod block_scan;
+pub mod warp_shared_reduce;
 
 use crate::workload::Launch;
 use crate::workload::args::Args;
