@@ -261,6 +261,7 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
     }),
     ("gemv_rowmajor", |a, l| {
         Ok(Box::new(drivers::gemv_rowmajor::GemvRowMajor::new(a, l)?))
+    }),
     ("block_scan", |a, l| {
         Ok(Box::new(drivers::block_scan::BlockScan::new(a, l)?))
     }),
