@@ -105,8 +105,9 @@ struct L2Miss {
 /// A slice's ejection side of the request crossbar.
 #[derive(Clone, Debug, Default)]
 struct Ejection {
-    /// Packets granted to the slice, by arrival cycle (in grant order):
-    /// (arrival, packet, line, flits).
+    /// Packets granted to the slice, in grant order (which is arrival
+    /// order): (arrival cycle, packet, line, flits); those not arrived yet
+    /// are in flight.
     queue: VecDeque<(u64, Packet, u64, u32)>,
     /// Flits granted and not yet let into the L2.
     flits: u32,
@@ -623,9 +624,16 @@ impl MemSys {
             );
             self.xbar_wake = if any { now + 1 } else { x.next_grant_at(now) };
             active |= any;
+            // A granted packet flies `icnt.latency` cycles into its
+            // slice's ejection buffer (in grant order: a slice takes one
+            // packet at a time, so arrivals there are in order too).
             for ((p, s, line), done) in self.req_granted.drain(..) {
-                self.eject[s as usize].flits += flits_of(&p);
-                self.to_l2.push(done + self.icnt_latency, (p, s, line));
+                let f = flits_of(&p);
+                let at = done + self.icnt_latency;
+                let e = &mut self.eject[s as usize];
+                e.flits += f;
+                e.queue.push_back((at, p, line, f));
+                self.eject_wake[s as usize] = self.eject_wake[s as usize].min(at);
             }
         }
         // 1. Arrivals at the slices (with the request crossbar: at their
@@ -633,12 +641,6 @@ impl MemSys {
         //    while its input queue has room for a line's sectors).
         while let Some((at, (p, s, line))) = self.to_l2.pop_due(now) {
             active = true;
-            if self.req_crossbar.is_some() {
-                let flits = self.flits(p.req_bytes) as u32;
-                self.eject[s as usize].queue.push_back((at, p, line, flits));
-                self.eject_wake[s as usize] = self.eject_wake[s as usize].min(now);
-                continue;
-            }
             self.enter_rop(at, p, s as usize, line, atomics);
         }
         if self.req_crossbar.is_some() {

@@ -118,11 +118,11 @@ pub mod laplace3d;
 pub mod nearest_neighbor;
 pub mod xorshift_jump;
 
+pub mod bitonic_sort_shared;
+pub mod block_scan;
 pub mod gemv_rowmajor;
 pub mod stencil2d_shared;
 pub mod strided_copy;
-pub mod bitonic_sort_shared;
-pub mod block_scan;
 pub mod warp_shared_reduce;
 
 use crate::workload::Launch;
