@@ -245,8 +245,8 @@ schema! {
         reply_crossbar: Bool <= 1, "replies cross a crossbar with head-of-line blocking, one packet per L2 sector (GPGPU-Sim's 1-VC iSLIP router); false: one packet per reply at the slice's port rate";
         reply_buffer: U32 <= 65_536, "reply packets a slice holds for the crossbar before its L2 stops looking up";
         request_crossbar: Bool <= 1, "requests cross a crossbar with head-of-line blocking, one packet per cycle into each slice's ejection buffer, which lets one per cycle into the L2 while its input queue has room for a line's sectors (GPGPU-Sim's 1-VC iSLIP router); false: requests wait by an estimate of the slice's queue";
-        request_buffer: U32 <= 65_536, "flits an SM's requests occupy in the crossbar's input before the SM stops sending (with request_crossbar)";
-        eject_buffer: U32 <= 65_536, "flits a slice's ejection buffer holds (with request_crossbar)";
+        request_buffer: U32 <= 65_536, "flits an SM's requests occupy in the crossbar's input before the SM stops sending (with request_crossbar; an empty input takes a larger packet)";
+        eject_buffer: U32 <= 65_536, "flits a slice's ejection buffer holds (with request_crossbar; an empty buffer takes a larger packet)";
     }
     l2: L2Config, "L2 cache slices, address-interleaved by line" {
         slices: U32 <= 1_024, "slices in total (each DRAM channel owns slices / dram.channels)";

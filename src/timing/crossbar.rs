@@ -116,9 +116,14 @@ impl<T: Copy> Crossbar<T> {
         self.parts[input] >= self.capacity
     }
 
-    /// True when `input` has room for `units` more capacity units.
-    pub fn has_room(&self, input: usize, units: u32) -> bool {
-        self.parts[input] + units <= self.capacity
+    /// True when `input`, holding `held` capacity units besides its queue
+    /// (packets on their way to it), has room for `units` more. An empty
+    /// input takes a packet larger than its capacity: its flits stream
+    /// through the buffer (wormhole), so a small buffer slows large
+    /// packets down but never holds them forever.
+    pub fn has_room(&self, input: usize, held: u32, units: u32) -> bool {
+        let used = self.parts[input] + held;
+        used == 0 || used + units <= self.capacity
     }
 
     /// The first cycle after `now` at which an input with a queued part
@@ -285,8 +290,9 @@ mod tests {
         let mut x = Crossbar::new(2, 2, 9);
         x.push_weighted(0, 0, 1u32, 1, 4, 4);
         x.push_weighted(0, 0, 2, 1, 4, 4);
-        assert!(x.has_room(0, 1));
-        assert!(!x.has_room(0, 2));
+        assert!(x.has_room(0, 0, 1));
+        assert!(!x.has_room(0, 0, 2));
+        assert!(!x.has_room(0, 1, 1), "a packet on its way counts");
         x.push_weighted(1, 1, 3, 1, 1, 1);
         let mut out = Vec::new();
         // Output 0 closed for cycles 0-5: only input 1's packet leaves.
@@ -298,6 +304,8 @@ mod tests {
             );
         }
         assert_eq!(out, vec![(3, 1), (1, 10), (2, 14)]);
-        assert!(x.has_room(0, 9));
+        assert!(x.has_room(0, 0, 9));
+        assert!(x.has_room(0, 0, 10), "an empty input takes any packet");
+        assert!(!x.has_room(0, 1, 9));
     }
 }

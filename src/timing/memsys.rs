@@ -373,8 +373,8 @@ impl MemSys {
     /// for a packet of `req_bytes` payload.
     pub fn can_inject(&mut self, sm: u32, now: u64, req_bytes: u32) -> bool {
         if let Some(x) = &self.req_crossbar {
-            let flits = self.flits(req_bytes) as u32 + self.pending_flits[sm as usize];
-            return x.has_room(sm as usize, flits);
+            let flits = self.flits(req_bytes) as u32;
+            return x.has_room(sm as usize, self.pending_flits[sm as usize], flits);
         }
         let q = self.queue;
         let p = &mut self.sm_ports[sm as usize];
@@ -619,7 +619,9 @@ impl MemSys {
             let granted = &mut self.req_granted;
             let any = x.step_gated(
                 now,
-                |o, item| eject[o].flits + flits_of(&item.0) <= cap,
+                // Room for the packet, or an empty buffer (its flits
+                // stream through one larger than the buffer).
+                |o, item| eject[o].flits == 0 || eject[o].flits + flits_of(&item.0) <= cap,
                 |item, done| granted.push((item, done)),
             );
             self.xbar_wake = if any { now + 1 } else { x.next_grant_at(now) };
