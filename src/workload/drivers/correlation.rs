@@ -22,7 +22,7 @@
 //! `kernels/matmul.ptx` and SHOC's SPMV-scalar and run under the
 //! `matmul` and `spmv_scalar` workloads.)
 
-use super::{block_1d, block_fixed, grid_1d, int_arg};
+use super::{block_1d, block_fixed, grid_1d, int_arg, per_element};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::generate::{Rng, stream_seed, uniform_f32, uniform_u32};
@@ -235,13 +235,7 @@ impl Correlation {
         match self.kind {
             Kind::ReduceTree { n } => {
                 let block = block_fixed(k, &self.launch, [REDUCE_BLOCK, 1, 1])?;
-                let grid = grid_1d(
-                    k,
-                    &self.launch,
-                    block[0],
-                    Some(("one per element", u64::from(n))),
-                )?;
-                Ok((grid, block))
+                per_element(k, &self.launch, block, u64::from(n))
             }
             Kind::Transpose { rows, cols } => {
                 let block = block_fixed(k, &self.launch, [TILE, TILE_ROWS, 1])?;
@@ -273,13 +267,7 @@ impl Correlation {
             | Kind::DivergentLoop { n, .. }
             | Kind::GatherRandom { n, .. } => {
                 let block = block_1d(k, &self.launch, 256)?;
-                let grid = grid_1d(
-                    k,
-                    &self.launch,
-                    block[0],
-                    Some(("one per element", u64::from(n))),
-                )?;
-                Ok((grid, block))
+                per_element(k, &self.launch, block, u64::from(n))
             }
         }
     }

@@ -5,7 +5,7 @@
 //! Input: [`generate::gather_input`]; check: `out` exactly against
 //! [`reference::gather`] (`out[i] = next^steps(i)`).
 
-use super::{block_1d, grid_1d, int_arg};
+use super::{block_1d, int_arg, per_element};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::host::{ArgValue, Host, WorkloadError, download, upload};
@@ -41,13 +41,7 @@ impl Gather {
 
     fn shape(&self) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
         let block = block_1d(KERNEL, &self.launch, 256)?;
-        let grid = grid_1d(
-            KERNEL,
-            &self.launch,
-            block[0],
-            Some(("one per element", u64::from(self.n))),
-        )?;
-        Ok((grid, block))
+        per_element(KERNEL, &self.launch, block, u64::from(self.n))
     }
 }
 

@@ -208,6 +208,18 @@ fn block_fixed(
     Ok(b)
 }
 
+/// `block` and a 1-D grid of one thread per element of `n`: the
+/// manifest's grid, which must cover them, or `ceil(n / block_x)` CTAs.
+fn per_element(
+    kernel: &str,
+    launch: &Launch,
+    block: [u32; 3],
+    n: u64,
+) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
+    let grid = grid_1d(kernel, launch, block[0], Some(("one per element", n)))?;
+    Ok((grid, block))
+}
+
 /// The manifest's grid, or `[ceil(threads / block_x), 1, 1]`; must be 1-D
 /// and, when `threads` is `Some((why, t))`, run at least `t` threads.
 fn grid_1d(
