@@ -10,7 +10,7 @@
 //! [`reference::bfs`] (hop distances, -1 if unreachable) and the number of
 //! rounds (`rounds`) exactly against [`reference::bfs_rounds`].
 
-use super::{block_1d, grid_1d, int_arg, nonneg_f64};
+use super::{block_1d, int_arg, nonneg_f64, one_thread_per};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::host::{ArgValue, Host, WorkloadError, download, overwrite, upload};
@@ -79,13 +79,7 @@ impl Bfs {
     fn shape(&self) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
         let kernel = self.layout.kernels()[0];
         let block = block_1d(kernel, &self.launch, self.nodes.min(512))?;
-        let grid = grid_1d(
-            kernel,
-            &self.launch,
-            block[0],
-            Some(("one per node", u64::from(self.nodes))),
-        )?;
-        Ok((grid, block))
+        one_thread_per(kernel, &self.launch, block, "node", u64::from(self.nodes))
     }
 }
 

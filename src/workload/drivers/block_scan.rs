@@ -8,7 +8,7 @@
 //! 32-bit words (stream 0 of `seed`). Check: `out` (pre-filled with a
 //! sentinel) exactly against [`block_prefix_sums`].
 
-use super::{block_fixed, int_arg, per_element};
+use super::{block_fixed, int_arg, one_thread_per};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::generate::{stream_seed, uniform_u32};
@@ -45,7 +45,7 @@ impl BlockScan {
 
     fn shape(&self) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
         let block = block_fixed(KERNEL, &self.launch, [SCAN_BLOCK as u32, 1, 1])?;
-        per_element(KERNEL, &self.launch, block, u64::from(self.n))
+        one_thread_per(KERNEL, &self.launch, block, "element", u64::from(self.n))
     }
 }
 

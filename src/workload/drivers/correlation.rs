@@ -22,7 +22,7 @@
 //! `kernels/matmul.ptx` and SHOC's SPMV-scalar and run under the
 //! `matmul` and `spmv_scalar` workloads.)
 
-use super::{block_1d, block_fixed, grid_1d, int_arg, per_element};
+use super::{block_1d, block_fixed, grid_1d, int_arg, one_thread_per};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::generate::{Rng, stream_seed, uniform_f32, uniform_u32};
@@ -235,7 +235,7 @@ impl Correlation {
         match self.kind {
             Kind::ReduceTree { n } => {
                 let block = block_fixed(k, &self.launch, [REDUCE_BLOCK, 1, 1])?;
-                per_element(k, &self.launch, block, u64::from(n))
+                one_thread_per(k, &self.launch, block, "element", u64::from(n))
             }
             Kind::Transpose { rows, cols } => {
                 let block = block_fixed(k, &self.launch, [TILE, TILE_ROWS, 1])?;
@@ -267,7 +267,7 @@ impl Correlation {
             | Kind::DivergentLoop { n, .. }
             | Kind::GatherRandom { n, .. } => {
                 let block = block_1d(k, &self.launch, 256)?;
-                per_element(k, &self.launch, block, u64::from(n))
+                one_thread_per(k, &self.launch, block, "element", u64::from(n))
             }
         }
     }

@@ -5,7 +5,7 @@
 //! Input: [`generate::gather_input`]; check: `out` exactly against
 //! [`reference::gather`] (`out[i] = next^steps(i)`).
 
-use super::{block_1d, int_arg, per_element};
+use super::{block_1d, int_arg, one_thread_per};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::host::{ArgValue, Host, WorkloadError, download, upload};
@@ -41,7 +41,7 @@ impl Gather {
 
     fn shape(&self) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
         let block = block_1d(KERNEL, &self.launch, 256)?;
-        per_element(KERNEL, &self.launch, block, u64::from(self.n))
+        one_thread_per(KERNEL, &self.launch, block, "element", u64::from(self.n))
     }
 }
 

@@ -14,7 +14,7 @@
 //! (as GPGPU-Sim does). Check: `y` (pre-filled with NaN) exactly against
 //! [`reference`], which sums in `f64`.
 
-use super::{block_1d, grid_1d, int_arg};
+use super::{block_1d, int_arg, one_thread_per};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::generate::{Rng, stream_seed};
@@ -60,13 +60,7 @@ impl GemvRowMajor {
 
     fn shape(&self) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
         let block = block_1d(KERNEL, &self.launch, 128)?;
-        let grid = grid_1d(
-            KERNEL,
-            &self.launch,
-            block[0],
-            Some(("one per row", u64::from(self.rows))),
-        )?;
-        Ok((grid, block))
+        one_thread_per(KERNEL, &self.launch, block, "row", u64::from(self.rows))
     }
 }
 

@@ -208,15 +208,18 @@ fn block_fixed(
     Ok(b)
 }
 
-/// `block` and a 1-D grid of one thread per element of `n`: the
-/// manifest's grid, which must cover them, or `ceil(n / block_x)` CTAs.
-fn per_element(
+/// `block` and a 1-D grid of one thread per `item` (`"element"`, `"row"`,
+/// ...), `n` of them: the manifest's grid, which must cover them, or
+/// `ceil(n / block_x)` CTAs.
+fn one_thread_per(
     kernel: &str,
     launch: &Launch,
     block: [u32; 3],
+    item: &str,
     n: u64,
 ) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
-    let grid = grid_1d(kernel, launch, block[0], Some(("one per element", n)))?;
+    let why = format!("one per {item}");
+    let grid = grid_1d(kernel, launch, block[0], Some((&why, n)))?;
     Ok((grid, block))
 }
 

@@ -4,7 +4,7 @@
 //! Inputs: [`generate::spmv_input`]; check: `out` exactly against
 //! [`reference::spmv_csr`] (the kernel's sequential fma chain per row).
 
-use super::{block_1d, grid_1d, int_arg, nonneg_f64};
+use super::{block_1d, int_arg, nonneg_f64, one_thread_per};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::generate::{self, SpmvInput};
@@ -74,13 +74,13 @@ impl SpmvScalar {
 
     fn shape(&self) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
         let block = block_1d(KERNEL, &self.launch, 128)?;
-        let grid = grid_1d(
+        one_thread_per(
             KERNEL,
             &self.launch,
-            block[0],
-            Some(("one per row", u64::from(self.matrix.rows))),
-        )?;
-        Ok((grid, block))
+            block,
+            "row",
+            u64::from(self.matrix.rows),
+        )
     }
 }
 

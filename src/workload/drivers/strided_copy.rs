@@ -8,7 +8,7 @@
 //! pre-filled with NaN. Check: `out` exactly against [`reference`] (a
 //! copy: bit-exact).
 
-use super::{block_1d, int_arg, per_element};
+use super::{block_1d, int_arg, one_thread_per};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::generate::{stream_seed, uniform_f32};
@@ -44,7 +44,7 @@ impl StridedCopy {
 
     fn shape(&self) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
         let block = block_1d(KERNEL, &self.launch, 256)?;
-        per_element(KERNEL, &self.launch, block, u64::from(self.n))
+        one_thread_per(KERNEL, &self.launch, block, "element", u64::from(self.n))
     }
 }
 

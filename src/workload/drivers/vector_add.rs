@@ -3,7 +3,7 @@
 //! Inputs: [`generate::vector_add_input`]; check: `c` exactly against
 //! [`reference::vector_add`] (one IEEE addition per element).
 
-use super::{block_1d, per_element};
+use super::{block_1d, one_thread_per};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::host::{ArgValue, Host, WorkloadError, download, upload};
@@ -34,7 +34,7 @@ impl VectorAdd {
 
     fn shape(&self) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
         let block = block_1d(KERNEL, &self.launch, 256)?;
-        per_element(KERNEL, &self.launch, block, u64::from(self.n))
+        one_thread_per(KERNEL, &self.launch, block, "element", u64::from(self.n))
     }
 }
 
