@@ -159,6 +159,20 @@ impl AddrMap {
         }
     }
 
+    /// The bank and row of byte address `addr` ([`AddrMap::decode`]'s
+    /// `bank` and `row`, without the other fields: what a DRAM channel
+    /// needs of each request).
+    pub fn bank_row(&self, addr: u64) -> (u32, u64) {
+        let s = self.channel_bit;
+        let low = addr & ((1u64 << s) - 1);
+        let high = addr >> s;
+        let rest = ((high / self.channels) << s) | low;
+        (
+            pack_bits(self.bank_mask, rest) as u32,
+            pack_bits(self.row_mask, rest),
+        )
+    }
+
     /// The slice of a byte address and the address within the slice (what
     /// [`AddrMap::decode`] gives as `slice` and `local`, without the bank,
     /// row and column).
@@ -228,6 +242,18 @@ mod tests {
         assert_eq!(l.col, 0x100);
         // The slice's address drops bit 8: 0x3A200 -> 0x1D100 | 0x00.
         assert_eq!(l.local, 0x1D100);
+    }
+
+    #[test]
+    fn bank_row_agrees_with_decode() {
+        for m in [gtx480(), AddrMap::new(&GpuConfig::tiny())] {
+            let mut addr: u64 = 0x7_0000;
+            for i in 0..5000u64 {
+                addr = addr.wrapping_add(i * 0x9E37 + 0x20) & 0xFFFF_FFFF_FFE0;
+                let l = m.decode(addr);
+                assert_eq!(m.bank_row(addr), (l.bank, l.row), "{addr:#x}");
+            }
+        }
     }
 
     #[test]

@@ -19,33 +19,49 @@ pub struct Evicted {
     pub dirty_sectors: u32,
 }
 
+/// One way of a set.
+#[derive(Clone, Copy, Debug)]
+struct Way {
+    /// Line address, or `INVALID`.
+    line: u64,
+    /// Last access stamp (larger = more recent; 0 = never).
+    stamp: u64,
+    /// Dynamic warp id of the warp whose miss filled it.
+    owner: u32,
+    /// Sectors holding data (sectored caches: the L2).
+    valid_sectors: u32,
+    /// Sectors written since filled.
+    dirty_sectors: u32,
+    /// Written since filled (write-back caches only).
+    dirty: bool,
+    /// Reserved for a line whose fill is outstanding
+    /// ([`TagArray::reserve`]): not a hit, never a victim.
+    reserved: bool,
+}
+
+const EMPTY_WAY: Way = Way {
+    line: INVALID,
+    stamp: 0,
+    owner: 0,
+    valid_sectors: 0,
+    dirty_sectors: 0,
+    dirty: false,
+    reserved: false,
+};
+
 /// Tags of a set-associative cache: `sets × ways` lines, LRU within a set,
 /// set index = line address mod sets, or the Fermi L1 hash
-/// ([`TagArray::with_fermi_hash`]). Stored as parallel arrays (line
-/// addresses apart from the LRU stamps, owners and dirty bits), so a
-/// lookup scans only the set's line addresses.
+/// ([`TagArray::with_fermi_hash`]). A set's ways are one contiguous run of
+/// small records, so a lookup reads one or two host cache lines.
 #[derive(Clone, Debug)]
 pub struct TagArray {
     sets: u64,
     ways: usize,
-    /// Line address of each way, or `INVALID`.
-    lines: Vec<u64>,
-    /// Last access stamp of each way (larger = more recent; 0 = never).
-    stamps: Vec<u64>,
-    /// Dynamic warp id of the warp whose miss filled each way.
-    owners: Vec<u32>,
-    /// Each way written since filled (write-back caches only).
-    dirty: Vec<bool>,
-    /// Per way: sectors holding data (sectored caches: the L2).
-    valid_sectors: Vec<u32>,
-    /// Per way: sectors written since filled.
-    dirty_sectors: Vec<u32>,
+    /// Every way, set by set.
+    way: Vec<Way>,
     clock: u64,
     /// log2 of the line size in bytes when the Fermi hash indexes sets.
     hash_line_log2: Option<u32>,
-    /// Each way reserved for a line whose fill is outstanding
-    /// ([`TagArray::reserve`]): not a hit, never a victim.
-    reserved: Vec<bool>,
 }
 
 impl TagArray {
@@ -57,15 +73,9 @@ impl TagArray {
         TagArray {
             sets,
             ways,
-            lines: vec![INVALID; n],
-            stamps: vec![0; n],
-            owners: vec![0; n],
-            dirty: vec![false; n],
-            valid_sectors: vec![0; n],
-            dirty_sectors: vec![0; n],
+            way: vec![EMPTY_WAY; n],
             clock: 0,
             hash_line_log2: None,
-            reserved: vec![false; n],
         }
     }
 
@@ -115,9 +125,9 @@ impl TagArray {
     #[inline]
     fn find(&self, line: u64) -> Option<usize> {
         let s = self.set(line);
-        self.lines[s..s + self.ways]
+        self.way[s..s + self.ways]
             .iter()
-            .position(|&l| l == line)
+            .position(|w| w.line == line)
             .map(|i| s + i)
     }
 
@@ -125,12 +135,13 @@ impl TagArray {
     /// its owner.
     pub fn access(&mut self, line: u64) -> Option<u32> {
         self.clock += 1;
-        let w = self.find(line)?;
-        if self.reserved[w] {
+        let i = self.find(line)?;
+        let w = &mut self.way[i];
+        if w.reserved {
             return None;
         }
-        self.stamps[w] = self.clock;
-        Some(self.owners[w])
+        w.stamp = self.clock;
+        Some(w.owner)
     }
 
     /// Allocates a way for missing `line` now, before its data arrives
@@ -150,24 +161,19 @@ impl TagArray {
         self.clock += 1;
         let clock = self.clock;
         let s = self.set(line);
-        let ways = s..s + self.ways;
         let mut invalid = None;
         let (mut lru, mut oldest) = (None, u64::MAX);
-        let set = self.lines[ways.clone()]
-            .iter()
-            .zip(&self.stamps[ways.clone()])
-            .zip(&self.reserved[ways]);
-        for (i, ((&l, &t), &r)) in set.enumerate() {
-            if l == line {
+        for (i, w) in self.way[s..s + self.ways].iter().enumerate() {
+            if w.line == line {
                 return Err(());
             }
-            if r {
+            if w.reserved {
                 continue;
             }
-            if l == INVALID {
+            if w.line == INVALID {
                 invalid.get_or_insert(i);
-            } else if t < oldest {
-                (lru, oldest) = (Some(i), t);
+            } else if w.stamp < oldest {
+                (lru, oldest) = (Some(i), w.stamp);
             }
         }
         let Some(w) = invalid.or(lru) else {
@@ -179,11 +185,12 @@ impl TagArray {
     /// [`TagArray::fill`] (clean) of `line`, which [`TagArray::reserve_way`]
     /// reserved in way `way`: the same effect without looking for it.
     pub fn fill_reserved(&mut self, way: usize, line: u64) {
-        debug_assert!(self.lines[way] == line && self.reserved[way]);
         self.clock += 1;
-        self.stamps[way] = self.clock;
-        self.reserved[way] = false;
-        self.valid_sectors[way] = u32::MAX;
+        let w = &mut self.way[way];
+        debug_assert!(w.line == line && w.reserved);
+        w.stamp = self.clock;
+        w.reserved = false;
+        w.valid_sectors = u32::MAX;
     }
 
     /// Puts `line` into way `victim` with its owner, stamp, sectors and
@@ -199,19 +206,22 @@ impl TagArray {
         dirty: u32,
         reserved: bool,
     ) -> Option<Evicted> {
+        let w = &mut self.way[victim];
         let old = Evicted {
-            line: self.lines[victim],
-            owner: self.owners[victim],
-            dirty: self.dirty[victim],
-            dirty_sectors: self.dirty_sectors[victim],
+            line: w.line,
+            owner: w.owner,
+            dirty: w.dirty,
+            dirty_sectors: w.dirty_sectors,
         };
-        self.lines[victim] = line;
-        self.stamps[victim] = clock;
-        self.owners[victim] = owner;
-        self.dirty[victim] = dirty != 0;
-        self.valid_sectors[victim] = valid | dirty;
-        self.dirty_sectors[victim] = dirty;
-        self.reserved[victim] = reserved;
+        *w = Way {
+            line,
+            stamp: clock,
+            owner,
+            valid_sectors: valid | dirty,
+            dirty_sectors: dirty,
+            dirty: dirty != 0,
+            reserved,
+        };
         (old.line != INVALID).then_some(old)
     }
 
@@ -223,9 +233,10 @@ impl TagArray {
     /// Marks a present line dirty; false if absent.
     pub fn mark_dirty(&mut self, line: u64) -> bool {
         match self.find(line) {
-            Some(w) => {
-                self.dirty[w] = true;
-                self.dirty_sectors[w] = self.valid_sectors[w];
+            Some(i) => {
+                let w = &mut self.way[i];
+                w.dirty = true;
+                w.dirty_sectors = w.valid_sectors;
                 true
             }
             None => false,
@@ -247,16 +258,17 @@ impl TagArray {
 
     /// The valid sectors of way `way`.
     pub fn valid_at(&self, way: usize) -> u32 {
-        self.valid_sectors[way]
+        self.way[way].valid_sectors
     }
 
     /// [`TagArray::access`] of the line in way `way` (not reserved), found
     /// by [`TagArray::way_of`] with no change since: makes it most
     /// recently used.
     pub fn touch(&mut self, way: usize) {
-        debug_assert!(!self.reserved[way]);
         self.clock += 1;
-        self.stamps[way] = self.clock;
+        let w = &mut self.way[way];
+        debug_assert!(!w.reserved);
+        w.stamp = self.clock;
     }
 
     /// [`TagArray::fill`] for a sectored cache: inserts or refreshes `line`
@@ -272,28 +284,26 @@ impl TagArray {
         self.clock += 1;
         let clock = self.clock;
         let s = self.set(line);
-        let lines = &self.lines[s..s + self.ways];
-        let stamps = &self.stamps[s..s + self.ways];
         // One pass: the line itself (a refresh), else the first invalid
         // way, else the least recently used (first on ties: deterministic).
         let mut invalid = None;
         let (mut lru, mut oldest) = (0, u64::MAX);
-        for (i, (&l, &t)) in lines.iter().zip(stamps).enumerate() {
-            if l == line {
-                self.stamps[s + i] = clock;
-                self.reserved[s + i] = false;
-                self.dirty[s + i] |= dirty != 0;
-                self.valid_sectors[s + i] |= valid | dirty;
-                self.dirty_sectors[s + i] |= dirty;
+        for (i, w) in self.way[s..s + self.ways].iter_mut().enumerate() {
+            if w.line == line {
+                w.stamp = clock;
+                w.reserved = false;
+                w.dirty |= dirty != 0;
+                w.valid_sectors |= valid | dirty;
+                w.dirty_sectors |= dirty;
                 return None;
             }
-            if self.reserved[s + i] {
+            if w.reserved {
                 continue;
             }
-            if l == INVALID {
+            if w.line == INVALID {
                 invalid.get_or_insert(i);
-            } else if t < oldest {
-                (lru, oldest) = (i, t);
+            } else if w.stamp < oldest {
+                (lru, oldest) = (i, w.stamp);
             }
         }
         let victim = s + invalid.unwrap_or(lru);
@@ -304,10 +314,11 @@ impl TagArray {
     pub fn invalidate(&mut self, line: u64) -> bool {
         match self.find(line) {
             // A reserved way waits for its fill.
-            Some(w) if self.reserved[w] => false,
-            Some(w) => {
-                self.lines[w] = INVALID;
-                self.dirty[w] = false;
+            Some(i) if self.way[i].reserved => false,
+            Some(i) => {
+                let w = &mut self.way[i];
+                w.line = INVALID;
+                w.dirty = false;
                 true
             }
             None => false,
@@ -316,14 +327,16 @@ impl TagArray {
 
     /// Invalidates every line (kernel boundary for L1 caches).
     pub fn clear(&mut self) {
-        self.lines.fill(INVALID);
-        self.dirty.fill(false);
-        self.reserved.fill(false);
+        for w in &mut self.way {
+            w.line = INVALID;
+            w.dirty = false;
+            w.reserved = false;
+        }
     }
 
     /// Lines in total.
     pub fn lines(&self) -> usize {
-        self.lines.len()
+        self.way.len()
     }
 }
 

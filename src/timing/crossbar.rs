@@ -43,23 +43,42 @@ struct Queued<T> {
     units: u32,
 }
 
+/// What arbitration needs of an input, kept dense (one small record per
+/// input) so a cycle's scan touches no queue.
+#[derive(Clone, Copy, Debug)]
+struct Head {
+    /// The output of the input's head part (`NONE` with nothing queued).
+    output: u32,
+    /// Capacity units of the head part (what a gate looks at).
+    units: u32,
+    /// The first cycle the input may start its next part.
+    free_at: u64,
+}
+
+/// [`Head::output`] of an empty input.
+const NONE: u32 = u32::MAX;
+
 /// The slices' reply queues (of `T`, the reply) and the SMs' arbiters.
 #[derive(Clone, Debug)]
 pub struct Crossbar<T> {
     queues: Vec<VecDeque<Queued<T>>>,
+    /// Per input: its head part's output and units, and when it is free.
+    heads: Vec<Head>,
     /// Capacity units (parts, or flits) queued per input.
     parts: Vec<u32>,
     /// Units an input may hold.
     capacity: u32,
-    /// Per slice: the first cycle it may start its next part.
-    input_free: Vec<u64>,
     /// Per SM: the first cycle it may take its next part.
     output_free: Vec<u64>,
     /// Per SM: the slice its round robin starts from.
     next_input: Vec<u32>,
     /// Per SM, rebuilt each cycle: the requesting slice the round robin
-    /// picks, as (distance from `next_input`, slice).
-    pick: Vec<Option<(u32, u32)>>,
+    /// picks, as distance from `next_input` << 32 | slice (`u64::MAX`:
+    /// none), so the nearest is the smallest key.
+    pick: Vec<u64>,
+    /// Scratch of one cycle: bit `o % 64` of word `o / 64` set for each SM
+    /// `o` with a pick (so a grant visits only those, in SM order).
+    picked: Vec<u64>,
     /// Slices with queued replies.
     busy_inputs: usize,
 }
@@ -70,12 +89,20 @@ impl<T: Copy> Crossbar<T> {
     pub fn new(inputs: usize, outputs: usize, capacity: u32) -> Crossbar<T> {
         Crossbar {
             queues: vec![VecDeque::new(); inputs],
+            heads: vec![
+                Head {
+                    output: NONE,
+                    units: 0,
+                    free_at: 0,
+                };
+                inputs
+            ],
             parts: vec![0; inputs],
             capacity: capacity.max(1),
-            input_free: vec![0; inputs],
             output_free: vec![0; outputs],
             next_input: vec![0; outputs],
-            pick: vec![None; outputs],
+            pick: vec![u64::MAX; outputs],
+            picked: vec![0; outputs.div_ceil(64).max(1)],
             busy_inputs: 0,
         }
     }
@@ -99,6 +126,9 @@ impl<T: Copy> Crossbar<T> {
     ) {
         if self.queues[input].is_empty() {
             self.busy_inputs += 1;
+            let h = &mut self.heads[input];
+            h.output = output;
+            h.units = units;
         }
         let parts = parts.max(1);
         self.parts[input] += parts * units;
@@ -133,9 +163,9 @@ impl<T: Copy> Crossbar<T> {
     /// nothing at `now` grants nothing, unless a gate opens.
     pub fn next_grant_at(&self, now: u64) -> u64 {
         let mut next = u64::MAX;
-        for (s, q) in self.queues.iter().enumerate() {
-            if let Some(head) = q.front() {
-                let t = self.input_free[s].max(self.output_free[head.output as usize]);
+        for h in &self.heads {
+            if h.output != NONE {
+                let t = h.free_at.max(self.output_free[h.output as usize]);
                 if t > now {
                     next = next.min(t);
                 }
@@ -158,63 +188,87 @@ impl<T: Copy> Crossbar<T> {
     }
 
     /// [`Crossbar::step`] where output `o` considers a head part of
-    /// `packet` only when `open(o, &packet)` (evaluated once per free
-    /// input and cycle; an output grants at most one part per cycle, so a
-    /// gate that checks room for one packet stays true for the grant).
+    /// `units` capacity units only when `open(o, units)` (evaluated once
+    /// per free input and cycle; an output grants at most one part per
+    /// cycle, so a gate that checks room for one part stays true for the
+    /// grant).
     pub fn step_gated(
         &mut self,
         now: u64,
-        mut open: impl FnMut(usize, &T) -> bool,
+        mut open: impl FnMut(usize, u32) -> bool,
         mut sent: impl FnMut(T, u64),
     ) -> bool {
         if self.busy_inputs == 0 {
             return false;
         }
-        let n = self.queues.len() as u32;
+        let n = self.heads.len() as u32;
         // Each free slice requests the SM of its head part; each free SM
         // keeps the requester nearest after its round-robin position.
         let mut any = false;
-        for (s, q) in self.queues.iter().enumerate() {
-            let Some(head) = q.front() else { continue };
-            if self.input_free[s] > now {
+        for (s, h) in self.heads.iter().enumerate() {
+            if h.output == NONE || h.free_at > now {
                 continue;
             }
-            let o = head.output as usize;
-            if self.output_free[o] > now || !open(o, &head.packet) {
+            let o = h.output as usize;
+            if self.output_free[o] > now || !open(o, h.units) {
                 continue;
             }
-            let dist = (s as u32 + n - self.next_input[o]) % n;
+            // (s − next_input[o]) mod n, both below n.
+            let ahead = s as u32 + n - self.next_input[o];
+            let dist = if ahead >= n { ahead - n } else { ahead };
+            let key = u64::from(dist) << 32 | s as u64;
             let p = &mut self.pick[o];
-            if p.is_none_or(|(d, _)| dist < d) {
-                *p = Some((dist, s as u32));
-                any = true;
+            if key < *p {
+                if *p == u64::MAX {
+                    self.picked[o / 64] |= 1 << (o % 64);
+                    any = true;
+                }
+                *p = key;
             }
         }
         if !any {
             return false;
         }
-        for o in 0..self.pick.len() {
-            let Some((_, s)) = self.pick[o].take() else {
-                continue;
-            };
-            let s = s as usize;
-            self.next_input[o] = (s as u32 + 1) % n;
-            let head = self.queues[s].front_mut().expect("a requesting slice");
-            let cycles = head.part_cycles;
-            head.parts -= 1;
-            self.parts[s] -= head.units;
-            self.input_free[s] = now + cycles;
-            self.output_free[o] = now + cycles;
-            if head.parts == 0 {
-                let packet = head.packet;
-                self.queues[s].pop_front();
-                if self.queues[s].is_empty() {
-                    self.busy_inputs -= 1;
-                }
-                sent(packet, now + cycles);
+        for word in 0..self.picked.len() {
+            let mut bits = std::mem::take(&mut self.picked[word]);
+            while bits != 0 {
+                let o = word * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let s = std::mem::replace(&mut self.pick[o], u64::MAX) as u32;
+                self.grant(now, o, s as usize, &mut sent);
             }
         }
         true
+    }
+
+    /// Grants output `o` the head part of input `s` at `now`.
+    fn grant(&mut self, now: u64, o: usize, s: usize, sent: &mut impl FnMut(T, u64)) {
+        let n = self.heads.len() as u32;
+        let next = s as u32 + 1;
+        self.next_input[o] = if next == n { 0 } else { next };
+        let q = &mut self.queues[s];
+        let head = q.front_mut().expect("a requesting slice");
+        let cycles = head.part_cycles;
+        head.parts -= 1;
+        self.parts[s] -= head.units;
+        self.heads[s].free_at = now + cycles;
+        self.output_free[o] = now + cycles;
+        if head.parts == 0 {
+            let packet = head.packet;
+            q.pop_front();
+            let h = &mut self.heads[s];
+            match q.front() {
+                Some(next) => {
+                    h.output = next.output;
+                    h.units = next.units;
+                }
+                None => {
+                    h.output = NONE;
+                    self.busy_inputs -= 1;
+                }
+            }
+            sent(packet, now + cycles);
+        }
     }
 }
 

@@ -347,13 +347,15 @@ impl Dram {
     pub fn advance(&mut self, now: u64) -> bool {
         let last = self.last_tick_of(now);
         let mut active = false;
+        // The earliest wake over the channels (kept up to date as the
+        // loop sets them: a tick changes only its own channel's).
+        let mut first_wake = self
+            .channels
+            .iter()
+            .map(|c| c.wake)
+            .min()
+            .unwrap_or(u64::MAX);
         loop {
-            let first_wake = self
-                .channels
-                .iter()
-                .map(|c| c.wake)
-                .min()
-                .unwrap_or(u64::MAX);
             let k = self.next_tick.max(if cfg!(debug_assertions) {
                 // Debug builds visit every clock of a channel with work.
                 if self.channels.iter().all(Channel::empty) {
@@ -368,9 +370,11 @@ impl Dram {
                 break;
             }
             let cycle = self.core_cycle_of(k);
+            let mut next_wake = u64::MAX;
             for ch in 0..self.channels.len() {
                 let wake = self.channels[ch].wake;
                 if wake > k {
+                    next_wake = next_wake.min(wake);
                     if cfg!(debug_assertions) && !self.channels[ch].empty() {
                         let did = self.tick(ch, k, cycle);
                         assert!(
@@ -382,8 +386,11 @@ impl Dram {
                 }
                 let did = self.tick(ch, k, cycle);
                 active |= did;
-                self.channels[ch].wake = if did { k + 1 } else { self.wake_of(ch, cycle) };
+                let wake = if did { k + 1 } else { self.wake_of(ch, cycle) };
+                self.channels[ch].wake = wake;
+                next_wake = next_wake.min(wake);
             }
+            first_wake = next_wake;
             self.next_tick = k + 1;
         }
         self.next_tick = self.next_tick.max(last + 1);
@@ -498,11 +505,11 @@ impl Dram {
         // 1. The scheduler takes last clock's arrival and gives one free
         //    bank a request.
         if let Some(r) = self.channels[ch].arrived.take() {
-            let loc = self.map.decode(r.addr);
+            let (bank, row) = self.map.bank_row(r.addr);
             let q = Queued {
                 req: r,
-                bank: loc.bank % nbk as u32,
-                row: loc.row,
+                bank: bank % nbk as u32,
+                row,
                 atoms_left: r.bytes.div_ceil(self.atom).max(1),
             };
             let c = &mut self.channels[ch];
@@ -557,8 +564,9 @@ impl Dram {
         let c = &mut self.channels[ch];
         if c.in_flight < credits {
             let n = c.l2q.len();
-            for i in 0..n {
-                let sub = (c.last_sub + 1 + i) % n;
+            let mut sub = c.last_sub;
+            for _ in 0..n {
+                sub = if sub + 1 == n { 0 } else { sub + 1 };
                 if let Some(r) = c.l2q[sub].pop_front() {
                     c.latency_q.push_back((cycle + latency, r));
                     c.in_flight += 1;

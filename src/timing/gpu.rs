@@ -218,6 +218,8 @@ impl Gpu {
             sm.progressed = false;
         }
         let mut last_progress = start;
+        // Warp instructions issued so far (only a running SM issues).
+        let mut issued = before.warp_insts;
         let launch_index = self.launches.len() as u32;
         self.sync.start_launch(launch_index);
         if let Some(s) = self.sampler.as_mut() {
@@ -301,13 +303,17 @@ impl Gpu {
                 sm.account(now - sm.last_run);
                 sm.last_run = now;
                 sm.active = false;
+                let insts = sm.stats.warp_insts;
                 sm.cycle(now, ctx, &mut self.mem, global, replies)?;
+                issued += sm.stats.warp_insts - insts;
                 if sm.maybe_retire && sm.retire_ctas(now, launch_index) > 0 {
                     ctas.on_retire();
                     self.sync.on_retired(now, &sm.retired_wgs);
                 }
                 sm.retired_wgs.clear();
-                self.issue_waits.append(&mut sm.wait_events);
+                if !sm.wait_events.is_empty() {
+                    self.issue_waits.append(&mut sm.wait_events);
+                }
                 // Only a running SM can make progress.
                 if std::mem::take(&mut sm.progressed) {
                     last_progress = now;
@@ -405,7 +411,10 @@ impl Gpu {
             let step = if skip { next.max(now + 1) - now } else { 1 };
             self.mem.account(step);
             self.now += step;
-            let issued: u64 = self.sms.iter().map(|s| s.stats.warp_insts).sum();
+            debug_assert_eq!(
+                issued,
+                self.sms.iter().map(|s| s.stats.warp_insts).sum::<u64>()
+            );
             if issued - before.warp_insts > ctx.cfg.sim.max_insts {
                 let mut e = SimError::launch(&ctx.kernel.name, "");
                 e.kind = SimErrorKind::StepLimit {

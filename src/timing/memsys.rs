@@ -251,6 +251,9 @@ pub struct MemSys {
     /// The reply crossbar (`icnt.reply_crossbar`), else `None`: replies
     /// leave through the slices' ports.
     crossbar: Option<Crossbar<Packet>>,
+    /// The reply crossbar grants nothing before this cycle (a grant or a
+    /// new reply resets it).
+    reply_wake: u64,
     /// The request crossbar (`icnt.request_crossbar`), else `None`:
     /// requests leave through the SMs' ports and wait by the estimate
     /// `slice_busy`. Items: the packet, its slice, its line there.
@@ -336,6 +339,7 @@ impl MemSys {
                     cfg.icnt.reply_buffer,
                 )
             }),
+            reply_wake: 0,
             req_crossbar: cfg.icnt.request_crossbar.then(|| {
                 Crossbar::new(
                     cfg.core.num_sms.max(1) as usize,
@@ -457,6 +461,7 @@ impl MemSys {
             self.stats.icnt_flits += u64::from(parts) * self.flits(payload);
             let x = self.crossbar.as_mut().expect("checked above");
             x.push(slice, p.sm, p, parts, cycles);
+            self.reply_wake = self.reply_wake.min(now);
             return;
         }
         let cycles = self.packet_cycles(p.reply_bytes);
@@ -596,6 +601,22 @@ impl MemSys {
     }
 
     fn step(&mut self, now: u64, atomics: &mut Vec<Packet>, replies: &mut Vec<Packet>) -> bool {
+        let mut active = self.request_arbitration(now);
+        active |= self.slice_arrivals(now, atomics);
+        active |= self.dram_returns(now);
+        active |= self.reply_arbitration(now);
+        active |= self.lookups(now);
+        // 5. Replies reaching SMs.
+        while let Some((_, p)) = self.to_sm.pop_due(now) {
+            active = true;
+            replies.push(p);
+        }
+        active
+    }
+
+    /// Step 0 of a cycle.
+    #[inline(never)]
+    fn request_arbitration(&mut self, now: u64) -> bool {
         let mut active = false;
         // 0. Requests through their L1D pipeline join their SM's crossbar
         //    input; the request crossbar's arbitration: a slice takes a
@@ -621,7 +642,7 @@ impl MemSys {
                 now,
                 // Room for the packet, or an empty buffer (its flits
                 // stream through one larger than the buffer).
-                |o, item| eject[o].flits == 0 || eject[o].flits + flits_of(&item.0) <= cap,
+                |o, flits| eject[o].flits == 0 || eject[o].flits + flits <= cap,
                 |item, done| granted.push((item, done)),
             );
             self.xbar_wake = if any { now + 1 } else { x.next_grant_at(now) };
@@ -638,6 +659,13 @@ impl MemSys {
                 self.eject_wake[s as usize] = self.eject_wake[s as usize].min(at);
             }
         }
+        active
+    }
+
+    /// Step 1 of a cycle.
+    #[inline(never)]
+    fn slice_arrivals(&mut self, now: u64, atomics: &mut Vec<Packet>) -> bool {
+        let mut active = false;
         // 1. Arrivals at the slices (with the request crossbar: at their
         //    ejection buffers, which let one packet per cycle into the L2
         //    while its input queue has room for a line's sectors).
@@ -674,6 +702,13 @@ impl MemSys {
                 self.enter_rop(now, p, s, line, atomics);
             }
         }
+        active
+    }
+
+    /// Step 2 of a cycle.
+    #[inline(never)]
+    fn dram_returns(&mut self, now: u64) -> bool {
+        let mut active = false;
         // 2. DRAM clocks up to this cycle, then reads whose data has
         //    reached the L2.
         active |= self.dram.advance(now);
@@ -713,15 +748,24 @@ impl MemSys {
             waiters.clear();
             self.slices[s].spare_waiters.push(waiters);
         }
+        active
+    }
+
+    /// Step 3 of a cycle.
+    #[inline(never)]
+    fn reply_arbitration(&mut self, now: u64) -> bool {
+        let mut active = false;
         // 3. The reply crossbar's arbitration (replies queued by earlier
         //    cycles' lookups and fills).
-        if let Some(x) = self.crossbar.as_mut()
+        //    Between grants it sleeps until an input and its head's
+        //    output are both free.
+        if self.reply_wake <= now
+            && let Some(x) = self.crossbar.as_mut()
             && !x.is_empty()
         {
-            active = true;
             let (eject, to_sm, latency) =
                 (&mut self.sm_eject_free, &mut self.to_sm, self.icnt_latency);
-            x.step(now, |p, left| {
+            let any = x.step(now, |p, left| {
                 // In order at the SM: a reply never overtakes an earlier
                 // one to the same SM.
                 let e = &mut eject[p.sm as usize];
@@ -729,7 +773,16 @@ impl MemSys {
                 *e = arrive;
                 to_sm.push(arrive, p);
             });
+            self.reply_wake = if any { now + 1 } else { x.next_grant_at(now) };
+            active |= any;
         }
+        active
+    }
+
+    /// Step 4 of a cycle.
+    #[inline(never)]
+    fn lookups(&mut self, now: u64) -> bool {
+        let mut active = false;
         // 4. Tag lookups, one per slice per cycle.
         for s in 0..self.slices.len() {
             if self.lookup_due[s] > now {
@@ -827,11 +880,6 @@ impl MemSys {
                 });
             }
         }
-        // 5. Replies reaching SMs.
-        while let Some((_, p)) = self.to_sm.pop_due(now) {
-            active = true;
-            replies.push(p);
-        }
         active
     }
 
@@ -925,8 +973,8 @@ impl MemSys {
         if let Some(t) = self.dram.next_event(now) {
             at(t);
         }
-        if self.crossbar.as_ref().is_some_and(|x| !x.is_empty()) {
-            at(now + 1);
+        if self.crossbar.as_ref().is_some_and(|x| !x.is_empty()) && self.reply_wake != u64::MAX {
+            at(self.reply_wake.max(now + 1));
         }
         if self.req_crossbar.as_ref().is_some_and(|x| !x.is_empty()) && self.xbar_wake != u64::MAX {
             at(self.xbar_wake.max(now + 1));
