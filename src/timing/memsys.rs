@@ -614,8 +614,8 @@ impl MemSys {
         active
     }
 
-    /// Step 0 of a cycle.
-    #[inline(never)]
+    /// A cycle's requests leaving their L1D pipeline and the request
+    /// crossbar's arbitration (step 0).
     fn request_arbitration(&mut self, now: u64) -> bool {
         let mut active = false;
         // 0. Requests through their L1D pipeline join their SM's crossbar
@@ -662,8 +662,8 @@ impl MemSys {
         active
     }
 
-    /// Step 1 of a cycle.
-    #[inline(never)]
+    /// Packets entering the slices' ROP stage: arrivals of the
+    /// injection-time estimate, or the ejection buffers' heads (step 1).
     fn slice_arrivals(&mut self, now: u64, atomics: &mut Vec<Packet>) -> bool {
         let mut active = false;
         // 1. Arrivals at the slices (with the request crossbar: at their
@@ -705,8 +705,8 @@ impl MemSys {
         active
     }
 
-    /// Step 2 of a cycle.
-    #[inline(never)]
+    /// The DRAM clocks of this cycle and the reads whose data reached the
+    /// L2: fills and their waiting packets' replies (step 2).
     fn dram_returns(&mut self, now: u64) -> bool {
         let mut active = false;
         // 2. DRAM clocks up to this cycle, then reads whose data has
@@ -751,8 +751,7 @@ impl MemSys {
         active
     }
 
-    /// Step 3 of a cycle.
-    #[inline(never)]
+    /// The reply crossbar's arbitration (step 3).
     fn reply_arbitration(&mut self, now: u64) -> bool {
         let mut active = false;
         // 3. The reply crossbar's arbitration (replies queued by earlier
@@ -779,8 +778,7 @@ impl MemSys {
         active
     }
 
-    /// Step 4 of a cycle.
-    #[inline(never)]
+    /// The slices' tag lookups, one per slice and cycle (step 4).
     fn lookups(&mut self, now: u64) -> bool {
         let mut active = false;
         // 4. Tag lookups, one per slice per cycle.
