@@ -518,7 +518,7 @@ impl GpuConfig {
                 shared_mem_per_sm: 49152,
                 schedulers_per_sm: 2,
                 issue_width: 1,
-                rotate_sched_priority: true,
+                rotate_sched_priority: false,
                 ibuffer_entries: 2,
                 sp_units: 2,
                 sfu_units: 1,
@@ -674,7 +674,6 @@ impl GpuConfig {
         c.core.schedulers_per_sm = 1;
         c.l1d.sets = 8; // 8 × 4 × 128 B = 4 KB
         c.l1d.hash_sets = false; // the Fermi hash needs 32 or 64 sets
-        c.core.rotate_sched_priority = false;
         c.opcoll.mem_queue = 0;
         c.l2.slices = 2;
         c.l2.sets = 64; // 2 × 64 × 4 × 128 B = 64 KB

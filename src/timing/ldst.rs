@@ -17,8 +17,8 @@
 //!   same local offset of consecutive lanes is contiguous (as hardware
 //!   does), then cached like global memory.
 
-use crate::func::GlobalMemory;
 use crate::func::exec::perform_atomic;
+use crate::func::{DynInst, GlobalMemory};
 use crate::ir::Space;
 use crate::sched::LoadFeedback;
 use crate::timing::cache::Evicted;
@@ -78,6 +78,10 @@ impl Sm {
         let w = &mut self.warps[si];
         w.sb.reserve(&ctx.table[d.inst.0 as usize].writes);
         w.outstanding += 1;
+        // An atomic blocks its warp from issue on (until written back).
+        if is_atomic(&d) {
+            w.atomics += 1;
+        }
         self.mem_queue.push_back(QueuedMem {
             slot,
             inst: d,
@@ -102,7 +106,13 @@ impl Sm {
         };
         self.active = true;
         self.issue_dirty = true;
+        // Its warp's state changes (outstanding work, atomics).
+        self.mark_dirty(q.slot);
         let si = q.slot as usize;
+        if is_atomic(&q.inst) {
+            // `ldst_accept` counts it again.
+            self.warps[si].atomics -= 1;
+        }
         let (c, index) = (self.warps[si].cta as usize, self.warps[si].index as usize);
         let fw = &mut self.ctas[c].as_mut().expect("queued warp has a CTA").warps[index];
         let later = std::mem::replace(&mut fw.addrs, q.addrs);
@@ -667,4 +677,10 @@ fn l1d_evicted(
                 .any(|&x| warps[x as usize].dyn_id == ev.owner)
         );
     }
+}
+
+/// True if `d` is an atomic that accessed memory: [`Sm::ldst_accept`]
+/// counts it in its warp's `atomics` (shared and global alike).
+fn is_atomic(d: &DynInst) -> bool {
+    d.exec != 0 && d.mem.is_some_and(|m| m.atomic.is_some())
 }
