@@ -487,3 +487,56 @@ fn a_full_ejection_buffer_holds_the_crossbar() {
         );
     }
 }
+
+/// Cycles from the (only) warp's issue of `from` to its issue of `to`.
+fn issue_gap(log: &[IssueRecord], from: u32, to: u32) -> u64 {
+    issued_at(log, to) - issued_at(log, from)
+}
+
+/// (h) Memory instructions wait in front of a busy LD/ST unit
+/// (`opcoll.mem_queue`; GPGPU-Sim: ID_OC_MEM, the memory collector units,
+/// OC_EX_MEM). The first load of `gather_lines` touches `n` lines, which
+/// the LD/ST unit processes one per cycle; the independent second load
+/// (one line) issues:
+/// * without the queue, only when the unit is idle: exactly `n` cycles
+///   after the first;
+/// * with it, as soon as it would behind a one-line first load (the unit
+///   is not in the way), and its line request is still processed right
+///   after the first load's `n` (in issue order), so it is served in the
+///   same cycle as without the queue. Its operands were collected while it
+///   waited, so only the writeback stages are left after the unit: the add
+///   that waits for it issues [`MEM_STAGES`] − [`WRITEBACK_STAGES`] cycles
+///   earlier (relative to the first load) than without the queue.
+#[test]
+fn memory_instructions_wait_in_front_of_a_busy_ldst_unit() {
+    let ld2 = GATHER_LD1 + 1;
+    // 32 lines 128 bytes apart, then one line beyond them.
+    let lines = 32u32;
+    let m = gather("queue", lines, 128, lines * 128, lines * 32 + 32);
+    let one = gather("queue1", 1, 128, lines * 128, lines * 32 + 32);
+    let unqueued = run(&m, &config(&["opcoll.mem_queue=0"]));
+    let queued = run(&m, &config(&["opcoll.mem_queue=4"]));
+    let free = run(&one, &config(&["opcoll.mem_queue=0"]));
+    assert_eq!(
+        issue_gap(&unqueued.log, GATHER_LD1, ld2),
+        u64::from(lines),
+        "without the queue the second load waits for the unit"
+    );
+    let free_gap = issue_gap(&free.log, GATHER_LD1, ld2);
+    assert!(free_gap < u64::from(lines));
+    assert_eq!(
+        issue_gap(&queued.log, GATHER_LD1, ld2),
+        free_gap,
+        "with the queue it issues as if the unit were idle"
+    );
+    assert_eq!(
+        issue_gap(&unqueued.log, GATHER_LD1, GATHER_ADD2)
+            - issue_gap(&queued.log, GATHER_LD1, GATHER_ADD2),
+        MEM_STAGES - WRITEBACK_STAGES,
+        "the queued load's operand collection overlapped its wait"
+    );
+    // The unit was busy during the wait in both runs: a structural stall
+    // for the warp only without the queue.
+    assert!(unqueued.stats.stalls.structural >= u64::from(lines) - free_gap);
+    assert!(queued.stats.stalls.structural < unqueued.stats.stalls.structural);
+}

@@ -128,6 +128,10 @@ pub struct CoreConfig {
     pub schedulers_per_sm: u32,
     /// Instructions each scheduler may issue per cycle.
     pub issue_width: u32,
+    /// The schedulers take turns going first (scheduler `now` mod n runs
+    /// first in cycle `now`), as GPGPU-Sim's `Issue_Prio`; otherwise
+    /// scheduler 0 always goes first at the ports they share.
+    pub rotate_sched_priority: bool,
     /// I-buffer slots per warp.
     pub ibuffer_entries: u32,
     /// SP (integer and fp32) units per SM.
@@ -238,6 +242,11 @@ pub struct OpcollConfig {
     pub sp_dispatch: u32,
     /// Instructions the SFU collector units dispatch per cycle.
     pub sfu_dispatch: u32,
+    /// Memory instructions that may wait in front of a busy LD/ST unit,
+    /// in issue order (GPGPU-Sim: the ID_OC_MEM register, the memory
+    /// collector units and the OC_EX_MEM register); 0: a memory
+    /// instruction issues only to an idle LD/ST unit.
+    pub mem_queue: u32,
 }
 
 /// Shared memory.
@@ -509,6 +518,7 @@ impl GpuConfig {
                 shared_mem_per_sm: 49152,
                 schedulers_per_sm: 2,
                 issue_width: 1,
+                rotate_sched_priority: false,
                 ibuffer_entries: 2,
                 sp_units: 2,
                 sfu_units: 1,
@@ -536,6 +546,7 @@ impl GpuConfig {
                 sfu_collectors: 8,
                 sp_dispatch: 2,
                 sfu_dispatch: 1,
+                mem_queue: 4,
             },
             icache: CacheConfig {
                 sets: 4,
@@ -663,6 +674,7 @@ impl GpuConfig {
         c.core.schedulers_per_sm = 1;
         c.l1d.sets = 8; // 8 × 4 × 128 B = 4 KB
         c.l1d.hash_sets = false; // the Fermi hash needs 32 or 64 sets
+        c.opcoll.mem_queue = 0;
         c.l2.slices = 2;
         c.l2.sets = 64; // 2 × 64 × 4 × 128 B = 64 KB
         c.l2.ways = 4;

@@ -185,6 +185,7 @@ schema! {
         shared_mem_per_sm: U32 <= 16_777_216, "bytes of shared memory per SM";
         schedulers_per_sm: U32 <= 64, "warp schedulers per SM (warp w belongs to scheduler w % n)";
         issue_width: U32 <= 64, "instructions each scheduler may issue per cycle";
+        rotate_sched_priority: Bool <= 1, "schedulers take turns going first at the ports they share (scheduler now % n first, GPGPU-Sim's Issue_Prio); false: scheduler 0 always first";
         ibuffer_entries: U32 <= 1_024, "I-buffer slots per warp";
         sp_units: U32 <= 1_024, "SP units (integer and fp32) per SM";
         sfu_units: U32 <= 1_024, "SFU units per SM";
@@ -212,6 +213,7 @@ schema! {
         sfu_collectors: U32 <= 1_024, "collector units in front of the SFU and DP units";
         sp_dispatch: U32 <= 1_024, "instructions the SP collector units dispatch per cycle";
         sfu_dispatch: U32 <= 1_024, "instructions the SFU collector units dispatch per cycle";
+        mem_queue: U32 <= 1_024, "memory instructions that may wait in front of a busy LD/ST unit, in issue order (GPGPU-Sim: ID_OC_MEM + memory collector units + OC_EX_MEM); 0: issue only to an idle LD/ST unit";
     }
     icache: CacheConfig, "instruction cache, per SM (instructions are 8 bytes)" {
         sets: U32 <= 65_536, "sets";

@@ -28,6 +28,7 @@ const MAY_BE_ZERO: &[&str] = &[
     "core.barrier_latency",   // release in the cycle of the last arrival
     "l1d.miss_latency",       // misses leave for L2 in the cycle of their lookup
     "core.dp_units",          // fp64 runs on the SFU units
+    "opcoll.mem_queue",       // memory instructions issue only to an idle LD/ST unit
     "l2.data_port_width",     // write-backs cost no lookup time
     "dram.scheduler",         // 0 = FIFO
     "dram.bank_group_indexing", // 0 = high bits

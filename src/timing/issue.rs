@@ -137,7 +137,9 @@ impl Sm {
         self.dirty = dirty;
         let width = ctx.cfg.core.issue_width.max(1);
         let mut order = std::mem::take(&mut self.order_buf);
-        for s in 0..self.sched_warps.len() {
+        let nsched = self.sched_warps.len();
+        for si in 0..nsched {
+            let s = self.sched_turn(si, nsched, now, ctx);
             // Units free now, one bit each (an issue may take one).
             let mut free = self.free_units(now);
             order.clear();
@@ -313,7 +315,9 @@ impl Sm {
         self.ready_count = 0;
         let width = ctx.cfg.core.issue_width.max(1);
         let mut order = std::mem::take(&mut self.order_buf);
-        for s in 0..self.sched_warps.len() {
+        let nsched = self.sched_warps.len();
+        for si in 0..nsched {
+            let s = self.sched_turn(si, nsched, now, ctx);
             order.clear();
             if self.wants_detail[s] {
                 self.fill_detail(s, now, ctx.table);
@@ -442,6 +446,18 @@ impl Sm {
         }
     }
 
+    /// The scheduler that runs `i`-th in cycle `now`: 0, 1, … in order, or,
+    /// with `core.rotate_sched_priority`, starting from scheduler `now` mod
+    /// `n` (GPGPU-Sim's `shader_core_ctx::issue`: `Issue_Prio` advances
+    /// every cycle, so the schedulers take turns at the shared ports).
+    fn sched_turn(&self, i: usize, n: usize, now: u64, ctx: &LaunchCtx<'_>) -> usize {
+        if ctx.cfg.core.rotate_sched_priority && n > 1 {
+            (i + (now % n as u64) as usize) % n
+        } else {
+            i
+        }
+    }
+
     /// The units that can accept an instruction at `now`, one bit per
     /// [`Unit::index`].
     fn free_units(&self, now: u64) -> u8 {
@@ -457,7 +473,7 @@ impl Sm {
     /// True if `unit` cannot accept an instruction at `now`.
     fn unit_busy(&self, unit: Unit, now: u64) -> bool {
         match unit {
-            Unit::LdSt => self.ldst_job.is_some() || self.ldst_free > now,
+            Unit::LdSt => !self.ldst_can_issue(now),
             u => !self.opcoll.has_free(u, now),
         }
     }
@@ -664,7 +680,7 @@ impl Sm {
         self.refresh_fetch_need(slot);
         // Units and completion.
         match ti.unit {
-            Unit::LdSt => self.ldst_accept(slot, now, ctx, global),
+            Unit::LdSt => self.ldst_issue(slot, now, ctx, global),
             u => {
                 // Operand collection, dispatch, execution, writeback.
                 let exec = self.opcoll.collect(

@@ -17,15 +17,16 @@
 //!   same local offset of consecutive lanes is contiguous (as hardware
 //!   does), then cached like global memory.
 
-use crate::func::GlobalMemory;
 use crate::func::exec::perform_atomic;
+use crate::func::{DynInst, GlobalMemory};
 use crate::ir::Space;
 use crate::sched::LoadFeedback;
 use crate::timing::cache::Evicted;
 use crate::timing::coalescer::{bank_conflict_degree, coalesce, coalesce_atomic};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
+use crate::timing::opcoll::WRITEBACK_STAGES;
 use crate::timing::sm::{
-    InflightMem, JobKind, LaunchCtx, LdStJob, LdStStall, Mshr, Sm, SmEvent, WarpSlot,
+    InflightMem, JobKind, LaunchCtx, LdStJob, LdStStall, Mshr, QueuedMem, Sm, SmEvent, WarpSlot,
 };
 use crate::timing::victim_tags::VictimTags;
 
@@ -36,12 +37,105 @@ pub const NO_LINE: u64 = u64::MAX;
 pub const LOCAL_TIMING_BASE: u64 = 0xd000_0000_0000;
 
 impl Sm {
-    /// Accepts the memory instruction `slot` just executed (its record is in
-    /// `self.dyn_buf`, its lane addresses in the warp's `addrs`).
-    pub(crate) fn ldst_accept(
+    /// True if a memory instruction may issue at `now`: to an idle LD/ST
+    /// unit, or with `opcoll.mem_queue` > 0 into the queue in front of it
+    /// while it has room (one memory instruction issues per cycle).
+    pub(crate) fn ldst_can_issue(&self, now: u64) -> bool {
+        let cap = self.mem_queue_cap;
+        if cap == 0 {
+            self.ldst_job.is_none() && self.ldst_free <= now
+        } else {
+            self.mem_issue_free <= now && self.mem_queue.len() < cap
+        }
+    }
+
+    /// Hands the memory instruction `slot` just executed (its record in
+    /// `self.dyn_buf`, its lane addresses in the warp's `addrs`) to the
+    /// LD/ST unit if it is idle and nothing waits for it, else queues it
+    /// (GPGPU-Sim: it waits in ID_OC_MEM, a memory collector unit or
+    /// OC_EX_MEM until `ldst_unit::can_issue`). A queued instruction
+    /// already reserves its destination registers and holds its warp
+    /// (`outstanding`) so the warp cannot retire before it is served.
+    pub(crate) fn ldst_issue(
         &mut self,
         slot: u32,
         now: u64,
+        ctx: &LaunchCtx<'_>,
+        global: &mut GlobalMemory,
+    ) {
+        self.mem_issue_free = now + 1;
+        let idle = self.ldst_job.is_none() && self.ldst_free <= now;
+        if self.mem_queue_cap == 0 || (idle && self.mem_queue.is_empty()) {
+            self.ldst_accept(slot, now, now, ctx, global);
+            return;
+        }
+        let d = self.dyn_buf;
+        let si = slot as usize;
+        let (c, index) = (self.warps[si].cta as usize, self.warps[si].index as usize);
+        let addrs = self.ctas[c].as_ref().expect("live warp has a CTA").warps[index]
+            .addrs
+            .clone();
+        let w = &mut self.warps[si];
+        w.sb.reserve(&ctx.table[d.inst.0 as usize].writes);
+        w.outstanding += 1;
+        // An atomic blocks its warp from issue on (until written back).
+        if is_atomic(&d) {
+            w.atomics += 1;
+        }
+        self.mem_queue.push_back(QueuedMem {
+            slot,
+            inst: d,
+            addrs,
+            issued: now,
+        });
+    }
+
+    /// Starts the oldest queued memory instruction if the LD/ST unit is
+    /// idle at `now`.
+    pub(crate) fn ldst_start_queued(
+        &mut self,
+        now: u64,
+        ctx: &LaunchCtx<'_>,
+        global: &mut GlobalMemory,
+    ) {
+        if self.ldst_job.is_some() || self.ldst_free > now {
+            return;
+        }
+        let Some(q) = self.mem_queue.pop_front() else {
+            return;
+        };
+        self.active = true;
+        self.issue_dirty = true;
+        // Its warp's state changes (outstanding work, atomics).
+        self.mark_dirty(q.slot);
+        let si = q.slot as usize;
+        if is_atomic(&q.inst) {
+            // `ldst_accept` counts it again.
+            self.warps[si].atomics -= 1;
+        }
+        let (c, index) = (self.warps[si].cta as usize, self.warps[si].index as usize);
+        let fw = &mut self.ctas[c].as_mut().expect("queued warp has a CTA").warps[index];
+        let later = std::mem::replace(&mut fw.addrs, q.addrs);
+        let later_inst = std::mem::replace(&mut self.dyn_buf, q.inst);
+        self.ldst_accept(q.slot, now, q.issued, ctx, global);
+        self.dyn_buf = later_inst;
+        let fw = &mut self.ctas[c].as_mut().expect("queued warp has a CTA").warps[index];
+        fw.addrs = later;
+        let w = &mut self.warps[si];
+        w.outstanding -= 1;
+        if w.done && w.outstanding == 0 {
+            self.maybe_retire = true;
+        }
+    }
+
+    /// Accepts into the LD/ST unit at `now` the memory instruction `slot`
+    /// issued at `issued` (its record is in `self.dyn_buf`, its lane
+    /// addresses in the warp's `addrs`).
+    fn ldst_accept(
+        &mut self,
+        slot: u32,
+        now: u64,
+        issued: u64,
         ctx: &LaunchCtx<'_>,
         global: &mut GlobalMemory,
     ) {
@@ -51,8 +145,15 @@ impl Sm {
         let cfg = ctx.cfg;
         self.ldst_free = now + 1;
         // The operand-collector stages in front of the LD/ST unit and the
-        // writeback stage delay every result by `delay` cycles.
+        // writeback stage delay every result by `delay` cycles. An
+        // instruction that waited for the unit collected its operands
+        // meanwhile: only the writeback stages are left.
         let delay = self.opcoll.collect_mem(slot, &ti.reads, now);
+        let delay = if issued < now {
+            delay.saturating_sub(now - issued).max(WRITEBACK_STAGES)
+        } else {
+            delay
+        };
         let Some(m) = d.mem.filter(|_| d.exec != 0) else {
             // No lane accessed memory: done as soon as it is written back.
             self.writeback_after(slot, d.inst.0, now + delay, ctx);
@@ -63,7 +164,7 @@ impl Sm {
             Space::Param | Space::Const => {
                 let latency = u64::from(ti.latency) + delay;
                 if !ti.writes.is_empty() {
-                    self.note_mem_latency(d.inst.0, latency);
+                    self.note_mem_latency(d.inst.0, now + latency - issued);
                 }
                 self.writeback_after(slot, d.inst.0, now + latency, ctx);
             }
@@ -90,7 +191,7 @@ impl Sm {
                 self.ldst_free = now + u64::from(k);
                 let done = now + u64::from(cfg.shared.latency) + u64::from(k - 1) + delay;
                 if !ti.writes.is_empty() {
-                    self.note_mem_latency(d.inst.0, done - now);
+                    self.note_mem_latency(d.inst.0, done - issued);
                 }
                 if m.atomic.is_some() {
                     // A shared atomic blocks its warp until written back,
@@ -168,7 +269,7 @@ impl Sm {
                         used: true,
                         delay: delay as u32,
                         atomic: kind == JobKind::Atomic,
-                        issued: now,
+                        issued,
                     });
                     if kind == JobKind::Atomic {
                         self.warps[si].atomics += 1;
@@ -576,4 +677,10 @@ fn l1d_evicted(
                 .any(|&x| warps[x as usize].dyn_id == ev.owner)
         );
     }
+}
+
+/// True if `d` is an atomic that accessed memory: [`Sm::ldst_accept`]
+/// counts it in its warp's `atomics` (shared and global alike).
+fn is_atomic(d: &DynInst) -> bool {
+    d.exec != 0 && d.mem.is_some_and(|m| m.atomic.is_some())
 }

@@ -310,6 +310,20 @@ pub struct Mshr {
     pub way: Option<u32>,
 }
 
+/// A memory instruction waiting for the LD/ST unit: executed
+/// functionally at issue, handed to the unit when it is idle.
+#[derive(Clone, Debug)]
+pub struct QueuedMem {
+    /// Warp slot.
+    pub slot: u32,
+    /// The executed instruction.
+    pub inst: DynInst,
+    /// Its lane addresses (the warp's `addrs` at issue).
+    pub addrs: Vec<u64>,
+    /// Issue cycle.
+    pub issued: u64,
+}
+
 /// The memory instruction the LD/ST unit is working through.
 #[derive(Clone, Debug, Default)]
 pub struct LdStJob {
@@ -408,6 +422,13 @@ pub struct Sm {
     pub ldst_job: Option<LdStJob>,
     /// A finished job kept for its allocation.
     pub spare_job: Option<LdStJob>,
+    /// Memory instructions issued while the LD/ST unit was busy, waiting
+    /// for it in issue order (at most `opcoll.mem_queue`).
+    pub mem_queue: std::collections::VecDeque<QueuedMem>,
+    /// The next cycle a memory instruction may issue (one per cycle).
+    pub mem_issue_free: u64,
+    /// `opcoll.mem_queue`.
+    pub mem_queue_cap: usize,
     /// L1 data cache tags.
     pub l1d: TagArray,
     /// MSHRs.
@@ -577,6 +598,9 @@ impl Sm {
             ldst_free: 0,
             ldst_job: None,
             spare_job: None,
+            mem_queue: std::collections::VecDeque::new(),
+            mem_issue_free: 0,
+            mem_queue_cap: cfg.opcoll.mem_queue as usize,
             l1d: if cfg.l1d.hash_sets {
                 TagArray::with_fermi_hash(cfg.l1d.sets, cfg.l1d.ways, cfg.l1d.line)
             } else {
@@ -709,6 +733,7 @@ impl Sm {
                 self.issue_wake_time(now)
             };
         }
+        self.ldst_start_queued(now, ctx, global);
         self.ldst_step(now, ctx, mem);
         self.fetch(now, ctx, mem);
         Ok(())
@@ -835,6 +860,10 @@ impl Sm {
         // any other job proceeds (or retries the port) next cycle.
         if self.ldst_job.is_some() && self.ldst_stall != LdStStall::Mshr {
             at(now + 1);
+        }
+        // A queued memory instruction starts when the unit is idle.
+        if self.ldst_job.is_none() && !self.mem_queue.is_empty() {
+            at(self.ldst_free.max(now + 1));
         }
         // The issue stage's next time-based change: `issue_wake` is the
         // earliest of `warp_wakeups` after the stage last ran, lowered by
