@@ -674,7 +674,6 @@ impl GpuConfig {
         c.core.schedulers_per_sm = 1;
         c.l1d.sets = 8; // 8 × 4 × 128 B = 4 KB
         c.l1d.hash_sets = false; // the Fermi hash needs 32 or 64 sets
-        c.opcoll.mem_queue = 0;
         c.l2.slices = 2;
         c.l2.sets = 64; // 2 × 64 × 4 × 128 B = 64 KB
         c.l2.ways = 4;
