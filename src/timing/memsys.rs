@@ -635,8 +635,6 @@ impl MemSys {
             && !x.is_empty()
         {
             let (eject, cap) = (&self.eject, self.eject_capacity);
-            let (flit_bytes, header) = (self.flit_bytes, self.header);
-            let flits_of = move |p: &Packet| (header + p.req_bytes).div_ceil(flit_bytes).max(1);
             let granted = &mut self.req_granted;
             let any = x.step_gated(
                 now,
@@ -650,14 +648,16 @@ impl MemSys {
             // A granted packet flies `icnt.latency` cycles into its
             // slice's ejection buffer (in grant order: a slice takes one
             // packet at a time, so arrivals there are in order too).
-            for ((p, s, line), done) in self.req_granted.drain(..) {
-                let f = flits_of(&p);
+            let mut granted = std::mem::take(&mut self.req_granted);
+            for ((p, s, line), done) in granted.drain(..) {
+                let f = self.flits(p.req_bytes) as u32;
                 let at = done + self.icnt_latency;
                 let e = &mut self.eject[s as usize];
                 e.flits += f;
                 e.queue.push_back((at, p, line, f));
                 self.eject_wake[s as usize] = self.eject_wake[s as usize].min(at);
             }
+            self.req_granted = granted;
         }
         active
     }
