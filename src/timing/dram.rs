@@ -590,10 +590,14 @@ impl Dram {
 
     /// Issues at most one column and one row command on channel `ch` at
     /// clock `k` (GPGPU-Sim's single-bus loop).
+    ///
+    /// Each busy bank's next command is the one [`Dram::bank_ready_at`]
+    /// times (its column command if its row is open, else an activate or
+    /// a precharge); it issues when that time has come (a row command only
+    /// if no row command issued this clock).
     fn issue(&mut self, ch: usize, k: u64, cycle: u64) -> bool {
         let t = self.t;
         let nbk = self.nbk;
-        let mut col = false;
         let mut row = false;
         // Banks in order from `prio`, which a row command moves: the
         // position `i` counts from the current `prio` (GPGPU-Sim's loop).
@@ -608,75 +612,65 @@ impl Dram {
                 // Neither its column nor a row command can issue yet.
                 continue;
             }
-            let g = self.bank_group(j);
-            if self.column(ch, j, g, k, cycle) {
+            let ready = self.bank_ready_at(c, j);
+            if ready > k {
+                self.channels[ch].banks[j].ready_lb = ready;
+                continue;
+            }
+            let b = &c.banks[j];
+            let want = b.mrq.map_or(0, |q| q.row);
+            if b.active && b.row == want {
                 // Nothing more this clock once a column command issued.
+                let g = self.bank_group(j);
+                self.column(ch, j, g, k, cycle);
                 self.channels[ch].banks[j].ready_lb = 0;
-                col = true;
-                break;
+                return true;
             }
-            let mut acted = false;
-            if !row {
-                let c = &mut self.channels[ch];
-                let grp = c.groups[g];
-                let b = &mut c.banks[j];
-                let want = b.mrq.map_or(0, |q| q.row);
-                if !b.active && k >= c.rrd_at && k >= b.rp_at && k >= b.rc_at {
-                    b.active = true;
-                    b.row = want;
-                    c.rrd_at = k + t.rrd;
-                    b.rcd_at = k + t.rcd;
-                    b.rcdwr_at = k + t.rcdwr;
-                    b.ras_at = k + t.ras;
-                    b.rc_at = k + t.rc;
-                    c.prio = (j + 1) & (nbk - 1);
-                    self.counts.activates += 1;
-                    row = true;
-                    acted = true;
-                } else if b.active
-                    && b.row != want
-                    && k >= b.ras_at
-                    && k >= b.wtp_at
-                    && k >= b.rtp_at
-                    && k >= grp.rtpl_at
-                {
-                    b.active = false;
-                    b.rp_at = k + t.rp;
-                    c.prio = (j + 1) & (nbk - 1);
-                    self.counts.precharges += 1;
-                    row = true;
-                    acted = true;
-                }
+            if row {
+                // Only one row command per clock: retried next clock.
+                self.channels[ch].banks[j].ready_lb = ready;
+                continue;
             }
-            let lb = if acted {
-                0
+            let c = &mut self.channels[ch];
+            let b = &mut c.banks[j];
+            if b.active {
+                b.active = false;
+                b.rp_at = k + t.rp;
+                self.counts.precharges += 1;
             } else {
-                self.bank_ready_at(&self.channels[ch], j)
-            };
-            self.channels[ch].banks[j].ready_lb = lb;
+                b.active = true;
+                b.row = want;
+                c.rrd_at = k + t.rrd;
+                b.rcd_at = k + t.rcd;
+                b.rcdwr_at = k + t.rcdwr;
+                b.ras_at = k + t.ras;
+                b.rc_at = k + t.rc;
+                self.counts.activates += 1;
+            }
+            b.ready_lb = 0;
+            c.prio = (j + 1) & (nbk - 1);
+            row = true;
         }
-        col || row
+        row
     }
 
-    /// Tries a read or write column command for bank `j` (group `g`).
-    fn column(&mut self, ch: usize, j: usize, g: usize, k: u64, cycle: u64) -> bool {
+    /// Issues a read or write column command for bank `j` (group `g`),
+    /// whose row is open and whose constraints allow it at clock `k`
+    /// ([`Dram::bank_ready_at`] said so).
+    fn column(&mut self, ch: usize, j: usize, g: usize, k: u64, cycle: u64) {
         let t = self.t;
         let c = &mut self.channels[ch];
         let b = &c.banks[j];
         let Some(mut q) = b.mrq else {
-            return false;
+            return;
         };
-        if !b.active || b.row != q.row || k < c.ccd_at || k < c.groups[g].ccdl_at {
-            return false;
-        }
         let write = q.req.write;
-        if write {
-            if k < b.rcdwr_at || k < c.rtw_at {
-                return false;
-            }
-        } else if k < b.rcd_at || k < c.wtr_at {
-            return false;
-        }
+        debug_assert!(b.active && b.row == q.row && k >= c.ccd_at && k >= c.groups[g].ccdl_at);
+        debug_assert!(if write {
+            k >= b.rcdwr_at && k >= c.rtw_at
+        } else {
+            k >= b.rcd_at && k >= c.wtr_at
+        });
         let pipe = if write { t.wl } else { t.cl };
         let out = (k + pipe).max(c.pipe_last + 1);
         c.pipe_last = out;
@@ -714,7 +708,6 @@ impl Dram {
         } else {
             b.mrq = Some(q);
         }
-        true
     }
 }
 
