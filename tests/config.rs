@@ -434,6 +434,17 @@ fn validation_catches_nonsense() {
         assert!(d.span().is_some(), "{key} has no span");
     };
     check(&[("core.warp_size", "65")], "core.warp_size", "at most 64");
+    // 128 banks with a well-formed 7-bit mask: a channel's bank masks are
+    // 64 bits wide, so this must be refused (it used to run forever).
+    check(
+        &[
+            ("dram.banks", "128"),
+            ("dram.bank_mask", "0x70E100"),
+            ("dram.row_mask", "0xFF000000"),
+        ],
+        "dram.banks",
+        "exceeds its limit of 64",
+    );
     check(
         &[("core.warp_size", "0")],
         "core.warp_size",

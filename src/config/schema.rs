@@ -269,8 +269,8 @@ schema! {
         return_queue: U32 <= 65_536, "return queue entries per channel; with queue it bounds requests in flight";
         scheduler: U32 <= 1, "0 = FIFO, 1 = FR-FCFS (row hits first, then oldest) (-gpgpu_dram_scheduler)";
         clock_mhz: U32 <= 1_000_000, "DRAM command clock in MHz";
-        banks: U32 <= 1_024, "banks per channel (nbk)";
-        bank_groups: U32 <= 1_024, "bank groups per channel (nbkgrp; 1 = none)";
+        banks: U32 <= 64, "banks per channel (nbk; at most 64: a channel keeps its banks in 64-bit masks)";
+        bank_groups: U32 <= 64, "bank groups per channel (nbkgrp; 1 = none)";
         bank_group_indexing: U32 <= 1, "bank group from the bank number's 0 = high bits, 1 = low bits";
         bus_width: U32 <= 1_024, "bytes per chip per data beat (-gpgpu_dram_buswidth)";
         chips: U32 <= 1_024, "chips per channel (-gpgpu_n_mem_per_ctrlr)";

@@ -106,6 +106,8 @@ struct Group {
 struct Channel {
     /// Per slice of the channel: requests not yet in the latency queue.
     l2q: Vec<VecDeque<DramRequest>>,
+    /// Bit `i` set while `l2q[i]` holds a request.
+    l2q_mask: u64,
     /// The slice that last moved a request (round robin).
     last_sub: usize,
     /// (ready core cycle, request).
@@ -145,10 +147,7 @@ struct Channel {
 
 impl Channel {
     fn has_work(&self) -> bool {
-        self.arrived.is_some()
-            || self.pending > 0
-            || self.busy_banks > 0
-            || self.l2q.iter().any(|q| !q.is_empty())
+        self.arrived.is_some() || self.pending > 0 || self.busy_banks > 0 || self.l2q_mask != 0
     }
 
     fn empty(&self) -> bool {
@@ -263,6 +262,7 @@ impl Dram {
             channels: (0..channels)
                 .map(|_| Channel {
                     l2q: vec![VecDeque::new(); per_channel as usize],
+                    l2q_mask: 0,
                     last_sub: per_channel as usize - 1,
                     latency_q: VecDeque::new(),
                     arrived: None,
@@ -336,6 +336,7 @@ impl Dram {
         let (ch, sub) = self.slice_pos(r.slice);
         let c = &mut self.channels[ch];
         c.l2q[sub].push_back(r);
+        c.l2q_mask |= 1 << sub;
         c.wake = 0;
     }
 
@@ -456,7 +457,7 @@ impl Dram {
             wake = wake.min(k);
         }
         if let Some(&r) = c.returns.front()
-            && c.l2q.iter().any(|q| !q.is_empty())
+            && c.l2q_mask != 0
         {
             wake = wake.min(r);
         }
@@ -560,21 +561,22 @@ impl Dram {
         if self.channels[ch].busy_banks > 0 {
             active |= self.issue(ch, k, cycle);
         }
-        // 3. One request from the slices into the latency queue.
+        // 3. One request from the slices into the latency queue: the
+        //    first slice with one after the last that moved one.
         let c = &mut self.channels[ch];
-        if c.in_flight < credits {
+        if c.in_flight < credits && c.l2q_mask != 0 {
             let n = c.l2q.len();
-            let mut sub = c.last_sub;
-            for _ in 0..n {
-                sub = if sub + 1 == n { 0 } else { sub + 1 };
-                if let Some(r) = c.l2q[sub].pop_front() {
-                    c.latency_q.push_back((cycle + latency, r));
-                    c.in_flight += 1;
-                    c.last_sub = sub;
-                    active = true;
-                    break;
-                }
+            let sub = next_from(c.l2q_mask, (c.last_sub + 1) % n, 0, n.next_power_of_two())
+                .expect("a slice queue holds a request");
+            let q = &mut c.l2q[sub];
+            let r = q.pop_front().expect("its mask bit is set");
+            if q.is_empty() {
+                c.l2q_mask &= !(1 << sub);
             }
+            c.latency_q.push_back((cycle + latency, r));
+            c.in_flight += 1;
+            c.last_sub = sub;
+            active = true;
         }
         // 4. One request from the latency queue into the scheduler.
         if let Some(&(ready, r)) = c.latency_q.front()
