@@ -21,14 +21,18 @@ use gpusim::workload::{Launch, registry};
 /// alone (no input generation, no CPU reference in the timing).
 struct Recorder<'h, 'p> {
     inner: &'h mut FunctionalHost<'p>,
-    launches: Vec<(
-        Option<String>,
-        [u32; 3],
-        [u32; 3],
-        Vec<ArgValue>,
-        GlobalMemory,
-    )>,
+    launches: Vec<RecordedLaunch>,
 }
+
+/// A recorded launch: entry, grid, block, arguments and the memory it
+/// started from.
+type RecordedLaunch = (
+    Option<String>,
+    [u32; 3],
+    [u32; 3],
+    Vec<ArgValue>,
+    GlobalMemory,
+);
 
 impl Host for Recorder<'_, '_> {
     fn alloc(&mut self, name: &str, bytes: u64) -> u64 {

@@ -273,10 +273,10 @@ fn predicate_logic_and_moves() {
     // Any other literal is an error at the operand.
     let src = ".version 7.0\n.target sm_70\n.address_size 64\n\
                .visible .entry k()\n{\n.reg .pred %p<2>;\nmov.pred %p1, 2;\nret;\n}\n";
-    let err = gpusim::compile(gpusim::SourceFile::new("t.ptx", src.to_string()))
-        .err()
-        .expect("2 is not a predicate")
-        .to_string();
+    let Err(err) = gpusim::compile(gpusim::SourceFile::new("t.ptx", src.to_string())) else {
+        panic!("2 is not a predicate");
+    };
+    let err = err.to_string();
     assert!(err.contains("predicate literal"), "{err}");
     let pred = |o: Operand| match o {
         Operand::Pred { id, negate: false } => id.0,

@@ -84,8 +84,8 @@ impl Cfg {
             block_of[i] = BlockId(b as u32);
         }
         let nb = blocks.len();
-        for b in 0..nb {
-            let last = &kernel.insts[blocks[b].last().0 as usize];
+        for (b, blk) in blocks.iter_mut().enumerate() {
+            let last = &kernel.insts[blk.last().0 as usize];
             let guarded = last.guard.is_some();
             let next = (b + 1 < nb).then(|| BlockId(b as u32 + 1));
             let (ft, taken, exits) = if let Some(t) = last.target() {
@@ -109,10 +109,10 @@ impl Cfg {
                     succs.push(s);
                 }
             }
-            blocks[b].fallthrough = ft;
-            blocks[b].taken = taken;
-            blocks[b].exits = exits;
-            blocks[b].succs = succs;
+            blk.fallthrough = ft;
+            blk.taken = taken;
+            blk.exits = exits;
+            blk.succs = succs;
         }
         let edges: Vec<(usize, BlockId)> = blocks
             .iter()

@@ -1508,7 +1508,7 @@ impl<'a> Exec<'_, '_, 'a> {
                             sx(x).wrapping_div(sx(y)) as u64
                         }
                     }),
-                    Opcode::Div => map2(w, m, a, b, dst, t, |x, y| if y == 0 { mk } else { x / y }),
+                    Opcode::Div => map2(w, m, a, b, dst, t, |x, y| x.checked_div(y).unwrap_or(mk)),
                     Opcode::Rem if signed => map2(w, m, a, b, dst, t, |x, y| {
                         if y == 0 {
                             x
@@ -2084,9 +2084,9 @@ impl<'a> Exec<'_, '_, 'a> {
                         let Operand::Vector { regs, len } = inst.dst else {
                             continue;
                         };
-                        for k in 0..len as usize {
+                        for (k, reg) in regs.iter().enumerate().take(len as usize) {
                             let v = self.load(s, a + (k * esize) as u64, esize, l)?;
-                            if let Some(r) = regs[k] {
+                            if let Some(r) = *reg {
                                 let d = self.dst(Operand::Reg(r));
                                 put(self.w, d, l, v, t);
                             }
@@ -2117,9 +2117,8 @@ impl<'a> Exec<'_, '_, 'a> {
                                     Some(a),
                                 ));
                             }
-                            for k in 0..len as usize {
-                                let v =
-                                    regs[k].map_or(0, |r| self.w.regs[r.0 as usize * self.n + l]);
+                            for (k, reg) in regs.iter().enumerate().take(len as usize) {
+                                let v = reg.map_or(0, |r| self.w.regs[r.0 as usize * self.n + l]);
                                 self.store(s, a + (k * esize) as u64, esize, l, v)?;
                             }
                         }

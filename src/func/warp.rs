@@ -97,6 +97,7 @@ pub struct Warp {
 impl Warp {
     /// A warp of `lanes` lanes, `threads` of which hold threads starting at
     /// linear thread index `first_thread` of a CTA shaped `block`.
+    #[allow(clippy::too_many_arguments)] // one per dimension of a warp's shape
     pub fn new(
         warp_id: u32,
         lanes: u32,

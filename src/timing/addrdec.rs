@@ -295,7 +295,7 @@ mod tests {
             assert_eq!(back, value, "{mask:#x} {value:#x}");
         }
         let m = gtx480();
-        for addr in [0u64, 0x80, 0x1234_5600, 0xdead_beef_00] {
+        for addr in [0u64, 0x80, 0x1234_5600, 0x00de_adbe_ef00] {
             let l = m.decode(addr);
             assert_eq!(m.slice_local(addr), (l.slice, l.local));
         }

@@ -19,6 +19,11 @@ pub struct Evicted {
     pub dirty_sectors: u32,
 }
 
+/// A reservation failure: every way of the line's set is reserved, or the
+/// line already is (the miss must wait for a fill).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReservationFail;
+
 /// One way of a set.
 #[derive(Clone, Copy, Debug)]
 struct Way {
@@ -151,13 +156,17 @@ impl TagArray {
     /// [`TagArray::fill`] brings the line. `Err` when every way of the set
     /// is reserved or the line already is (the miss must wait: a
     /// reservation failure). Returns the valid line evicted, if any.
-    pub fn reserve(&mut self, line: u64, owner: u32) -> Result<Option<Evicted>, ()> {
+    pub fn reserve(&mut self, line: u64, owner: u32) -> Result<Option<Evicted>, ReservationFail> {
         self.reserve_way(line, owner).map(|(_, evicted)| evicted)
     }
 
     /// [`TagArray::reserve`], also giving the way reserved (for
     /// [`TagArray::fill_reserved`]).
-    pub fn reserve_way(&mut self, line: u64, owner: u32) -> Result<(usize, Option<Evicted>), ()> {
+    pub fn reserve_way(
+        &mut self,
+        line: u64,
+        owner: u32,
+    ) -> Result<(usize, Option<Evicted>), ReservationFail> {
         self.clock += 1;
         let clock = self.clock;
         let s = self.set(line);
@@ -165,7 +174,7 @@ impl TagArray {
         let (mut lru, mut oldest) = (None, u64::MAX);
         for (i, w) in self.way[s..s + self.ways].iter().enumerate() {
             if w.line == line {
-                return Err(());
+                return Err(ReservationFail);
             }
             if w.reserved {
                 continue;
@@ -177,7 +186,7 @@ impl TagArray {
             }
         }
         let Some(w) = invalid.or(lru) else {
-            return Err(());
+            return Err(ReservationFail);
         };
         Ok((s + w, self.install(s + w, line, owner, clock, 0, 0, true)))
     }
@@ -452,9 +461,9 @@ mod tests {
         let mut c = TagArray::new(1, 2);
         assert_eq!(c.reserve(10, 1), Ok(None));
         assert_eq!(c.access(10), None, "pending, not a hit");
-        assert_eq!(c.reserve(10, 1), Err(()), "already reserved");
+        assert_eq!(c.reserve(10, 1), Err(ReservationFail), "already reserved");
         assert_eq!(c.reserve(11, 2), Ok(None));
-        assert_eq!(c.reserve(12, 3), Err(()), "every way reserved");
+        assert_eq!(c.reserve(12, 3), Err(ReservationFail), "every way reserved");
         // A fill of an unreserved line cannot take a reserved way... it
         // falls back to a way anyway only when all are reserved; fill 10.
         assert_eq!(c.fill(10, 1, false), None);

@@ -21,7 +21,7 @@ use crate::func::exec::perform_atomic;
 use crate::func::{DynInst, GlobalMemory};
 use crate::ir::Space;
 use crate::sched::LoadFeedback;
-use crate::timing::cache::Evicted;
+use crate::timing::cache::{Evicted, ReservationFail};
 use crate::timing::coalescer::{bank_conflict_degree, coalesce, coalesce_atomic};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::opcoll::WRITEBACK_STAGES;
@@ -416,7 +416,7 @@ impl Sm {
                         ),
                         true => Some(Ok((None, None))),
                     };
-                    if let Some(Err(())) = reserved {
+                    if let Some(Err(ReservationFail)) = reserved {
                         self.ldst_stall = LdStStall::Mshr;
                         false
                     } else if let Some(Ok((way, evicted))) = reserved {
