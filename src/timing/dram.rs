@@ -602,14 +602,22 @@ impl Dram {
         let nbk = self.nbk;
         let mut row = false;
         // Banks in order from `prio`, which a row command moves: the
-        // position `i` counts from the current `prio` (GPGPU-Sim's loop).
-        let mut i = 0;
-        loop {
+        // position counts from the current `prio` (GPGPU-Sim's loop).
+        // `left` holds the busy banks not yet visited, bit `p` for the
+        // bank at position `p`.
+        let full = if nbk >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << nbk) - 1
+        };
+        let busy = self.channels[ch].busy_mask;
+        let mut prio = self.channels[ch].prio;
+        let mut left = rotate_to(busy, prio, nbk, full);
+        while left != 0 {
+            let pos = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let j = (pos + prio) & (nbk - 1);
             let c = &self.channels[ch];
-            let Some(j) = next_from(c.busy_mask, c.prio, i, nbk) else {
-                break;
-            };
-            i = ((j + nbk - c.prio) & (nbk - 1)) + 1;
             if k < c.banks[j].ready_lb {
                 // Neither its column nor a row command can issue yet.
                 continue;
@@ -650,8 +658,16 @@ impl Dram {
                 self.counts.activates += 1;
             }
             b.ready_lb = 0;
-            c.prio = (j + 1) & (nbk - 1);
             row = true;
+            // The loop goes on at the next position, counted from the
+            // new `prio`.
+            prio = (j + 1) & (nbk - 1);
+            c.prio = prio;
+            left = if pos + 1 >= nbk {
+                0
+            } else {
+                rotate_to(busy, prio, nbk, full) & (full << (pos + 1))
+            };
         }
         row
     }
@@ -710,6 +726,17 @@ impl Dram {
         } else {
             b.mrq = Some(q);
         }
+    }
+}
+
+/// `mask` (of `nbk` banks, a power of two; `full` has their bits) rotated
+/// so that bank `prio` is bit 0, bank `prio + 1` bit 1, … (mod `nbk`).
+#[inline]
+fn rotate_to(mask: u64, prio: usize, nbk: usize, full: u64) -> u64 {
+    if prio == 0 {
+        mask
+    } else {
+        ((mask >> prio) | (mask << (nbk - prio))) & full
     }
 }
 
