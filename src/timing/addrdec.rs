@@ -31,14 +31,76 @@ pub struct Location {
     pub local: u64,
 }
 
+/// [`pack_bits`] for one mask, its runs of adjacent bits found once: up
+/// to [`BitGather::RUNS`] runs are kept (GPGPU-Sim's masks have one to
+/// three); a mask with more falls back to [`pack_bits`].
+#[derive(Clone, Copy, Debug)]
+struct BitGather {
+    mask: u64,
+    /// (lowest bit, position in the result, ones) of each run.
+    runs: [(u32, u32, u64); BitGather::RUNS],
+    /// Runs in `runs`, or `u8::MAX` when the mask has more.
+    n: u8,
+}
+
+impl BitGather {
+    const RUNS: usize = 4;
+
+    fn new(mask: u64) -> BitGather {
+        let mut runs = [(0, 0, 0); BitGather::RUNS];
+        let mut n = 0;
+        let mut pos = 0;
+        let mut m = mask;
+        while m != 0 {
+            let lo = m.trailing_zeros();
+            let run = (m >> lo).trailing_ones();
+            let ones = if run >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << run) - 1
+            };
+            if n == BitGather::RUNS {
+                return BitGather {
+                    mask,
+                    runs,
+                    n: u8::MAX,
+                };
+            }
+            runs[n] = (lo, pos, ones);
+            n += 1;
+            pos += run;
+            m &= !(ones << lo);
+        }
+        BitGather {
+            mask,
+            runs,
+            n: n as u8,
+        }
+    }
+
+    /// `pack_bits(mask, value)`.
+    #[inline]
+    fn gather(&self, value: u64) -> u64 {
+        if self.n == u8::MAX {
+            return pack_bits(self.mask, value);
+        }
+        let mut out = 0;
+        for &(lo, pos, ones) in &self.runs[..self.n as usize] {
+            out |= ((value >> lo) & ones) << pos;
+        }
+        out
+    }
+}
+
 /// The address decoder of one machine.
 #[derive(Clone, Debug)]
 pub struct AddrMap {
     channels: u64,
     channel_bit: u32,
-    bank_mask: u64,
-    row_mask: u64,
     col_mask: u64,
+    bank_gather: BitGather,
+    row_gather: BitGather,
+    sub_gather: BitGather,
     /// Slices per channel (a power of two).
     per_channel: u32,
     /// The bank bits that pick the slice within the channel.
@@ -132,9 +194,10 @@ impl AddrMap {
         AddrMap {
             channels: u64::from(channels),
             channel_bit: cfg.dram.channel_bit.min(63),
-            bank_mask: cfg.dram.bank_mask,
-            row_mask: cfg.dram.row_mask,
             col_mask: cfg.dram.col_mask,
+            bank_gather: BitGather::new(cfg.dram.bank_mask),
+            row_gather: BitGather::new(cfg.dram.row_mask),
+            sub_gather: BitGather::new(sub_mask),
             per_channel,
             sub_mask,
         }
@@ -147,13 +210,13 @@ impl AddrMap {
         let high = addr >> s;
         let channel = (high % self.channels) as u32;
         let rest = ((high / self.channels) << s) | low;
-        let bank = pack_bits(self.bank_mask, rest) as u32;
+        let bank = self.bank_gather.gather(rest) as u32;
         let sub = bank & (self.per_channel - 1);
         Location {
             channel,
             slice: channel * self.per_channel + sub,
             bank,
-            row: pack_bits(self.row_mask, rest),
+            row: self.row_gather.gather(rest),
             col: pack_bits(self.col_mask, rest),
             local: remove_bits(self.sub_mask, rest),
         }
@@ -168,8 +231,8 @@ impl AddrMap {
         let high = addr >> s;
         let rest = ((high / self.channels) << s) | low;
         (
-            pack_bits(self.bank_mask, rest) as u32,
-            pack_bits(self.row_mask, rest),
+            self.bank_gather.gather(rest) as u32,
+            self.row_gather.gather(rest),
         )
     }
 
@@ -182,7 +245,7 @@ impl AddrMap {
         let high = addr >> s;
         let channel = (high % self.channels) as u32;
         let rest = ((high / self.channels) << s) | low;
-        let sub = pack_bits(self.sub_mask, rest) as u32;
+        let sub = self.sub_gather.gather(rest) as u32;
         (
             channel * self.per_channel + sub,
             remove_bits(self.sub_mask, rest),
@@ -271,6 +334,30 @@ mod tests {
             assert_eq!(l.channel, 0);
             assert_eq!(l.slice, ((addr >> 8) & 1) as u32);
             assert_eq!(tiny.compose(l.slice, l.local), addr);
+        }
+    }
+
+    #[test]
+    fn bit_gather_agrees_with_pack_bits() {
+        // Masks of one to many runs (0x5555… has 32: the fallback).
+        let masks = [
+            0u64,
+            0xE100,
+            0x0FFF_0000,
+            0x1EFF,
+            0x8000_0000_0000_0001,
+            u64::MAX,
+            0x5555_5555_5555_5555,
+            0xF0F0_F00F,
+            0xF0F0_F0F0_0F,
+        ];
+        let mut v = 0x9E37_79B9_7F4A_7C15u64;
+        for &m in &masks {
+            let g = BitGather::new(m);
+            for _ in 0..64 {
+                v = v.rotate_left(7).wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x1234_5678;
+                assert_eq!(g.gather(v), pack_bits(m, v), "mask {m:#x} value {v:#x}");
+            }
         }
     }
 
