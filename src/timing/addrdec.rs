@@ -349,7 +349,7 @@ mod tests {
             u64::MAX,
             0x5555_5555_5555_5555,
             0xF0F0_F00F,
-            0xF0F0_F0F0_0F,
+            0x00F0_F0F0_F00F,
         ];
         let mut v = 0x9E37_79B9_7F4A_7C15u64;
         for &m in &masks {
