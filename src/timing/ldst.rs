@@ -72,9 +72,12 @@ impl Sm {
         let d = self.dyn_buf;
         let si = slot as usize;
         let (c, index) = (self.warps[si].cta as usize, self.warps[si].index as usize);
-        let addrs = self.ctas[c].as_ref().expect("live warp has a CTA").warps[index]
-            .addrs
-            .clone();
+        // A recycled buffer (see `ldst_start_queued`), not a new one.
+        let mut addrs = self.spare_addrs.pop().unwrap_or_default();
+        addrs.clear();
+        addrs.extend_from_slice(
+            &self.ctas[c].as_ref().expect("live warp has a CTA").warps[index].addrs,
+        );
         let w = &mut self.warps[si];
         w.sb.reserve(&ctx.table[d.inst.0 as usize].writes);
         w.outstanding += 1;
@@ -120,7 +123,8 @@ impl Sm {
         self.ldst_accept(q.slot, now, q.issued, ctx, global);
         self.dyn_buf = later_inst;
         let fw = &mut self.ctas[c].as_mut().expect("queued warp has a CTA").warps[index];
-        fw.addrs = later;
+        let served = std::mem::replace(&mut fw.addrs, later);
+        self.spare_addrs.push(served);
         let w = &mut self.warps[si];
         w.outstanding -= 1;
         if w.done && w.outstanding == 0 {

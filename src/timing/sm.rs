@@ -425,6 +425,8 @@ pub struct Sm {
     /// Memory instructions issued while the LD/ST unit was busy, waiting
     /// for it in issue order (at most `opcoll.mem_queue`).
     pub mem_queue: std::collections::VecDeque<QueuedMem>,
+    /// Lane-address buffers of served queued instructions, for reuse.
+    pub spare_addrs: Vec<Vec<u64>>,
     /// The next cycle a memory instruction may issue (one per cycle).
     pub mem_issue_free: u64,
     /// `opcoll.mem_queue`.
@@ -599,6 +601,7 @@ impl Sm {
             ldst_job: None,
             spare_job: None,
             mem_queue: std::collections::VecDeque::new(),
+            spare_addrs: Vec::new(),
             mem_issue_free: 0,
             mem_queue_cap: cfg.opcoll.mem_queue as usize,
             l1d: if cfg.l1d.hash_sets {
