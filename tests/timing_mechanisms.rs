@@ -560,19 +560,21 @@ fn memory_instructions_wait_in_front_of_a_busy_ldst_unit() {
 /// the queue and 4·(R − Q) later with it, so the two differences differ
 /// by exactly 4·Q. Checked for Q = 35 = `miss_latency` = `hit_latency`
 /// (GPGPU-Sim's GTX480) and for Q = 20 with both latencies 50; the misses
-/// are the same n + 1 either way.
+/// are the same n + 1 either way. With the L1D miss queue after the head
+/// (`l1d.miss_queue` = 8), each line takes one cycle more (R − Q + 1).
 #[test]
 fn the_l1d_latency_queue_looks_tags_up_at_its_head() {
     for (q, lat) in [(35u32, 35u32), (20, 50)] {
         // Cycles from the first load's issue to that of the add waiting
         // for the second load, for `n` lines and queue depth `queue`.
-        let gap = |n: u32, queue: u32| {
+        let gap_mq = |n: u32, queue: u32, miss_queue: u32| {
             let m = gather(&format!("l1q{n}"), n, 128, n * 128, n * 32 + 32);
             let sets = [
                 "l1d.mshrs=1".to_string(),
                 format!("l1d.miss_latency={lat}"),
                 format!("l1d.hit_latency={lat}"),
                 format!("l1d.latency_queue={queue}"),
+                format!("l1d.miss_queue={miss_queue}"),
             ];
             let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
             let r = run(&m, &config(&sets));
@@ -590,6 +592,7 @@ fn the_l1d_latency_queue_looks_tags_up_at_its_head() {
             );
             issue_gap(&r.log, GATHER_LD1, GATHER_ADD2)
         };
+        let gap = |n: u32, queue: u32| gap_mq(n, queue, 0);
         let per4_off = gap(8, 0) - gap(4, 0);
         let per4_on = gap(8, q) - gap(4, q);
         assert_eq!(
@@ -602,5 +605,17 @@ fn the_l1d_latency_queue_looks_tags_up_at_its_head() {
             4 * u64::from(q),
             "Q = {q}: each line holds the one MSHR Q cycles less"
         );
+        // With the L1D miss queue (`l1d.miss_queue`) a read looked up at
+        // the head leaves it in the next cycle (GPGPU-Sim sends from the
+        // miss queue before the latency queue's step): one cycle more per
+        // line while the interconnect has room; without the latency queue
+        // the miss queue is not used.
+        let per4_mq = gap_mq(8, q, 8) - gap_mq(4, q, 8);
+        assert_eq!(
+            per4_mq - per4_on,
+            4,
+            "Q = {q}: one cycle per line in the miss queue"
+        );
+        assert_eq!(gap_mq(8, 0, 8), gap(8, 0));
     }
 }

@@ -238,6 +238,14 @@ pub struct L1dConfig {
     /// processes the access, and a reservation failure stalls the unit.
     #[serde(default)]
     pub latency_queue: u32,
+    /// With `latency_queue` > 0: misses and stores looked up at the queue's
+    /// head wait in a FIFO of this many packets (GPGPU-Sim's L1D miss
+    /// queue) that sends its oldest into the interconnect when the SM's
+    /// input has room, one per cycle; a lookup that needs it while it is
+    /// full is a reservation failure (counted in `icnt_stall`). 0: the
+    /// head's lookup sends straight into the interconnect.
+    #[serde(default)]
+    pub miss_queue: u32,
 }
 
 /// The operand collector between issue and the functional units (see
@@ -579,6 +587,7 @@ impl GpuConfig {
                 allocate_on_miss: true,
                 atomic_segment: 32,
                 latency_queue: 0,
+                miss_queue: 0,
             },
             shared: SharedConfig {
                 banks: 32,

@@ -16,6 +16,13 @@
 //! is in the queue; its registers are released when its last request is
 //! served. Atomics bypass the queue (and the L1D), as in GPGPU-Sim.
 //!
+//! With `l1d.miss_queue` > 0 a miss or store looked up at the head joins
+//! the L1D miss queue (GPGPU-Sim's `m_miss_queue`, `baseline_cache::cycle`
+//! sends its oldest into the interconnect when `m_memport->full` allows,
+//! one per cycle, before the latency queue's step); a miss, a merge or a
+//! store finding it full fails (`MISS_QUEUE_FULL`, `rd_miss_base`,
+//! `wr_miss_no_wa`).
+//!
 //! Host cost: the queue is stepped only while it holds a request, and the
 //! SM sleeps while its head waits for a reply: the stages are advanced
 //! over the cycles it slept (a request `i` places from the head is in
@@ -132,6 +139,20 @@ impl Sm {
     /// looks the head up if it is in stage 0 and moves the others down
     /// (sets `l1q_stall` to the head's reservation failure).
     pub(crate) fn l1q_step(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
+        if self.l1q.is_empty() && self.l1_missq.is_empty() {
+            return;
+        }
+        // The miss queue first (GPGPU-Sim: `m_L1D->cycle()` before
+        // `L1_latency_queue_cycle`): its oldest packet enters the
+        // interconnect if the SM's input has room.
+        if let Some(p) = self.l1_missq.front()
+            && mem.can_inject(self.id, now, p.req_bytes)
+        {
+            let p = self.l1_missq.pop_front().expect("front");
+            let delay =
+                u64::from(ctx.cfg.l1d.miss_latency).saturating_sub(u64::from(self.l1q_depth));
+            mem.inject(now, delay, p);
+        }
         if self.l1q.is_empty() {
             return;
         }

@@ -481,7 +481,9 @@ impl Sm {
     /// `now`. A hit completes `hit_delay` cycles later (at once, before
     /// the issue stage runs, if 0); a miss merges into an MSHR for the line
     /// or takes a free one (reserving a way with allocate on miss) and
-    /// sends a read that leaves for L2 `miss_delay` cycles later. Returns
+    /// sends a read that leaves for L2 `miss_delay` cycles later (with
+    /// `l1d.miss_queue`: joins the miss queue, which must have room for a
+    /// miss or a merge). Returns
     /// the outcome (0 a hit on a line the warp brought, 1 another hit or
     /// merge, 2 a miss) and whether a miss hit the warp's victim tags, or
     /// the reservation failure that stops it.
@@ -517,6 +519,12 @@ impl Sm {
             }
             return Ok((outcome, false));
         }
+        // With the L1D miss queue (GPGPU-Sim's `rd_miss_base`), a miss or
+        // a merge needs room in it.
+        let missq = self.l1_missq_cap > 0;
+        if missq && self.l1_missq.len() >= self.l1_missq_cap as usize {
+            return Err(LdStStall::Icnt);
+        }
         if let Some(m) = self
             .mshr_index
             .candidates(line)
@@ -537,7 +545,7 @@ impl Sm {
         // Allocate on miss: a way of the line's set is reserved now; none
         // free is a reservation failure (the unit waits for a fill, like a
         // full MSHR file).
-        if !mem.can_inject(self.id, now, 0) {
+        if !missq && !mem.can_inject(self.id, now, 0) {
             return Err(LdStStall::Icnt);
         }
         let way = if cfg.l1d.allocate_on_miss {
@@ -579,26 +587,28 @@ impl Sm {
         m.waiters.push(inflight);
         self.mshr_lines[i] = line;
         self.mshr_index.allocate(i, line);
-        mem.inject(
-            now,
-            miss_delay,
-            Packet {
-                kind: PacketKind::Read,
-                sm: self.id,
-                addr: line * u64::from(cfg.l1d.line),
-                req_bytes: 0,
-                reply_bytes: cfg.l1d.line,
-                chunks: u32::MAX,
-                tag: i as u32,
-                perform: false,
-            },
-        );
+        let read = Packet {
+            kind: PacketKind::Read,
+            sm: self.id,
+            addr: line * u64::from(cfg.l1d.line),
+            req_bytes: 0,
+            reply_bytes: cfg.l1d.line,
+            chunks: u32::MAX,
+            tag: i as u32,
+            perform: false,
+        };
+        if missq {
+            self.l1_missq.push_back(read);
+        } else {
+            mem.inject(now, miss_delay, read);
+        }
         Ok((2, vta_hit))
     }
 
     /// Writes line request `r` of a store of warp `slot` through to L2 at
     /// `now` (it leaves `delay` cycles later) and evicts the line from the
-    /// L1D; false if the SM's interconnect input has no room. With `hold`
+    /// L1D; false if the SM's interconnect input (or, with `l1d.miss_queue`,
+    /// the L1D miss queue) has no room. With `hold`
     /// the warp is held until L2 acknowledges the write (without, it
     /// already is: the access was counted when it entered the L1D latency
     /// queue).
@@ -613,7 +623,12 @@ impl Sm {
         delay: u64,
         hold: bool,
     ) -> bool {
-        if !mem.can_inject(self.id, now, r.bytes) {
+        let missq = self.l1_missq_cap > 0;
+        if missq {
+            if self.l1_missq.len() >= self.l1_missq_cap as usize {
+                return false;
+            }
+        } else if !mem.can_inject(self.id, now, r.bytes) {
             return false;
         }
         if hold {
@@ -625,21 +640,22 @@ impl Sm {
         if self.l1d.invalidate(r.line) {
             st.write_evictions += 1;
         }
-        mem.inject(
-            now,
-            delay,
-            Packet {
-                kind: PacketKind::Write,
-                sm: self.id,
-                addr: r.line * u64::from(cfg.l1d.line),
-                req_bytes: r.bytes,
-                reply_bytes: 0,
-                chunks: r.chunks,
-                // A store's acknowledgement finds its warp.
-                tag: slot,
-                perform: false,
-            },
-        );
+        let write = Packet {
+            kind: PacketKind::Write,
+            sm: self.id,
+            addr: r.line * u64::from(cfg.l1d.line),
+            req_bytes: r.bytes,
+            reply_bytes: 0,
+            chunks: r.chunks,
+            // A store's acknowledgement finds its warp.
+            tag: slot,
+            perform: false,
+        };
+        if missq {
+            self.l1_missq.push_back(write);
+        } else {
+            mem.inject(now, delay, write);
+        }
         true
     }
 

@@ -443,6 +443,11 @@ pub struct Sm {
     pub l1q_stall: LdStStall,
     /// Loads with requests in the L1D latency queue (reused records).
     pub l1q_loads: Vec<crate::timing::l1q::L1qLoad>,
+    /// The L1D miss queue: reads and writes looked up at the latency
+    /// queue's head, waiting for the interconnect (`l1d.miss_queue`).
+    pub l1_missq: std::collections::VecDeque<Packet>,
+    /// `l1d.miss_queue` if `l1d.latency_queue` > 0, else 0 (no miss queue).
+    pub l1_missq_cap: u32,
     /// L1 data cache tags.
     pub l1d: TagArray,
     /// MSHRs.
@@ -620,6 +625,12 @@ impl Sm {
             l1q_at: 0,
             l1q_stall: LdStStall::None,
             l1q_loads: Vec::new(),
+            l1_missq: std::collections::VecDeque::new(),
+            l1_missq_cap: if cfg.l1d.latency_queue > 0 {
+                cfg.l1d.miss_queue
+            } else {
+                0
+            },
             l1d: if cfg.l1d.hash_sets {
                 TagArray::with_fermi_hash(cfg.l1d.sets, cfg.l1d.ways, cfg.l1d.line)
             } else {
@@ -889,6 +900,10 @@ impl Sm {
         }
         if let Some(t) = self.l1q_next(now) {
             at(t);
+        }
+        // The miss queue offers its oldest packet every cycle.
+        if !self.l1_missq.is_empty() {
+            at(now + 1);
         }
         // A queued memory instruction starts when the unit is idle.
         if self.ldst_job.is_none() && !self.mem_queue.is_empty() {
