@@ -241,9 +241,10 @@ pub struct L1dConfig {
     /// With `latency_queue` > 0: misses and stores looked up at the queue's
     /// head wait in a FIFO of this many packets (GPGPU-Sim's L1D miss
     /// queue) that sends its oldest into the interconnect when the SM's
-    /// input has room, one per cycle; a lookup that needs it while it is
-    /// full is a reservation failure (counted in `icnt_stall`). 0: the
-    /// head's lookup sends straight into the interconnect.
+    /// input has room, one per cycle; a store finding it full, or a miss
+    /// or merge finding fewer than two free entries, is a reservation
+    /// failure (counted in `icnt_stall`). 0: the head's lookup sends
+    /// straight into the interconnect.
     #[serde(default)]
     pub miss_queue: u32,
 }

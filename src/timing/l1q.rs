@@ -19,9 +19,10 @@
 //! With `l1d.miss_queue` > 0 a miss or store looked up at the head joins
 //! the L1D miss queue (GPGPU-Sim's `m_miss_queue`, `baseline_cache::cycle`
 //! sends its oldest into the interconnect when `m_memport->full` allows,
-//! one per cycle, before the latency queue's step); a miss, a merge or a
-//! store finding it full fails (`MISS_QUEUE_FULL`, `rd_miss_base`,
-//! `wr_miss_no_wa`).
+//! one per cycle, before the latency queue's step); a store finding it
+//! full, or a miss or merge finding fewer than two free entries, fails
+//! (`MISS_QUEUE_FULL`: `miss_queue_full(0)` in `wr_miss_no_wa`,
+//! `miss_queue_full(1)` in `rd_miss_base`).
 //!
 //! Host cost: the queue is stepped only while it holds a request, and the
 //! SM sleeps while its head waits for a reply: the stages are advanced

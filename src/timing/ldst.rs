@@ -519,10 +519,11 @@ impl Sm {
             }
             return Ok((outcome, false));
         }
-        // With the L1D miss queue (GPGPU-Sim's `rd_miss_base`), a miss or
-        // a merge needs room in it.
+        // With the L1D miss queue, a miss or a merge needs room in it for
+        // two packets (GPGPU-Sim's `rd_miss_base`: `miss_queue_full(1)`,
+        // room for a write-back too).
         let missq = self.l1_missq_cap > 0;
-        if missq && self.l1_missq.len() >= self.l1_missq_cap as usize {
+        if missq && self.l1_missq.len() + 1 >= self.l1_missq_cap as usize {
             return Err(LdStStall::Icnt);
         }
         if let Some(m) = self
