@@ -540,3 +540,82 @@ fn memory_instructions_wait_in_front_of_a_busy_ldst_unit() {
     assert!(unqueued.stats.stalls.structural >= u64::from(lines) - free_gap);
     assert!(queued.stats.stalls.structural < unqueued.stats.stalls.structural);
 }
+
+/// (i) The L1D latency queue (`l1d.latency_queue`, GPGPU-Sim's
+/// `l1_latency_queue`): tags are looked up, and an MSHR taken, when a
+/// request reaches the queue's head, `Q` = `latency_queue` cycles after it
+/// entered, not when the LD/ST unit processes it; a read then leaves for
+/// L2 `miss_latency` − Q cycles after its lookup instead of
+/// `miss_latency`. With one MSHR (`l1d.mshrs = 1`) `gather_lines` misses
+/// one line at a time (its first load `n` lines 128 bytes apart, its
+/// second load one more line; all L2 hits, the buffer was copied into
+/// L2): a lookup that finds the MSHR taken waits (the unit without the
+/// queue, the queue's head with it) and succeeds in the cycle the previous
+/// line's reply arrives. So each line holds the MSHR R cycles without the
+/// queue (R: lookup to reply) and R − Q with it, and n + 1 lines take
+/// (n + 1)·R and Q + (n + 1)·(R − Q) from the first load's processing.
+/// Start-up effects (instruction-line traffic, the first line's phase)
+/// cancel in the difference between n = 8 and n = 4: the add that waits
+/// for the second load issues 4·R later for n = 8 than for n = 4 without
+/// the queue and 4·(R − Q) later with it, so the two differences differ
+/// by exactly 4·Q. Checked for Q = 35 = `miss_latency` = `hit_latency`
+/// (GPGPU-Sim's GTX480) and for Q = 20 with both latencies 50; the misses
+/// are the same n + 1 either way. With the L1D miss queue after the head
+/// (`l1d.miss_queue` = 8), each line takes one cycle more (R − Q + 1).
+#[test]
+fn the_l1d_latency_queue_looks_tags_up_at_its_head() {
+    for (q, lat) in [(35u32, 35u32), (20, 50)] {
+        // Cycles from the first load's issue to that of the add waiting
+        // for the second load, for `n` lines and queue depth `queue`.
+        let gap_mq = |n: u32, queue: u32, miss_queue: u32| {
+            let m = gather(&format!("l1q{n}"), n, 128, n * 128, n * 32 + 32);
+            let sets = [
+                "l1d.mshrs=1".to_string(),
+                format!("l1d.miss_latency={lat}"),
+                format!("l1d.hit_latency={lat}"),
+                format!("l1d.latency_queue={queue}"),
+                format!("l1d.miss_queue={miss_queue}"),
+            ];
+            let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
+            let r = run(&m, &config(&sets));
+            // The SM sleeps while the queue's head waits for the MSHR:
+            // cycle by cycle gives the same run.
+            let mut every = sets.clone();
+            every.push("sim.idle_skip=false");
+            let stepped = run(&m, &config(&every));
+            assert_eq!(stepped.stats.cycles, r.stats.cycles);
+            assert_eq!(stepped.log.len(), r.log.len());
+            assert_eq!(r.stats.total.l1d.misses, u64::from(n) + 1);
+            assert!(
+                r.stats.total.l1d.mshr_full > 0,
+                "lookups waited for the MSHR"
+            );
+            issue_gap(&r.log, GATHER_LD1, GATHER_ADD2)
+        };
+        let gap = |n: u32, queue: u32| gap_mq(n, queue, 0);
+        let per4_off = gap(8, 0) - gap(4, 0);
+        let per4_on = gap(8, q) - gap(4, q);
+        assert_eq!(
+            per4_off % 4,
+            0,
+            "every line takes the same R without the queue"
+        );
+        assert_eq!(
+            per4_off - per4_on,
+            4 * u64::from(q),
+            "Q = {q}: each line holds the one MSHR Q cycles less"
+        );
+        // With the L1D miss queue (`l1d.miss_queue`) a read looked up at
+        // the head leaves it in the next cycle (GPGPU-Sim sends from the
+        // miss queue before the latency queue's step): one cycle more per
+        // line while the interconnect has room; without the latency queue
+        // the miss queue is not used.
+        let per4_mq = gap_mq(8, q, 8) - gap_mq(4, q, 8);
+        assert_eq!(
+            per4_mq - per4_on,
+            4,
+            "Q = {q}: one cycle per line in the miss queue"
+        );
+        assert_eq!(gap_mq(8, 0, 8), gap(8, 0));
+    }
+}

@@ -225,6 +225,28 @@ pub struct L1dConfig {
     /// Global atomics make one request per segment of this many bytes and
     /// per group of lanes touching distinct bytes in it.
     pub atomic_segment: u32,
+    /// Stages of the L1D latency queue that loads and stores pass before
+    /// their tag lookup (GPGPU-Sim's `l1_latency_queue`, one bank): one
+    /// access enters per cycle while the queue holds fewer than this many,
+    /// is looked up when it reaches the head, at the earliest this many
+    /// cycles after entering, and a reservation failure there (no MSHR, no
+    /// way to reserve, no room in the interconnect) holds the head while
+    /// the accesses behind it close up. A hit then completes
+    /// `hit_latency` − `latency_queue` cycles later, a miss or store leaves
+    /// for L2 `miss_latency` − `latency_queue` cycles later (0 each when
+    /// they are equal). 0: the lookup is made when the LD/ST unit
+    /// processes the access, and a reservation failure stalls the unit.
+    #[serde(default)]
+    pub latency_queue: u32,
+    /// With `latency_queue` > 0: misses and stores looked up at the queue's
+    /// head wait in a FIFO of this many packets (GPGPU-Sim's L1D miss
+    /// queue) that sends its oldest into the interconnect when the SM's
+    /// input has room, one per cycle; a store finding it full, or a miss
+    /// or merge finding fewer than two free entries, is a reservation
+    /// failure (counted in `icnt_stall`). 0: the head's lookup sends
+    /// straight into the interconnect.
+    #[serde(default)]
+    pub miss_queue: u32,
 }
 
 /// The operand collector between issue and the functional units (see
@@ -565,6 +587,8 @@ impl GpuConfig {
                 hash_sets: true,
                 allocate_on_miss: true,
                 atomic_segment: 32,
+                latency_queue: 0,
+                miss_queue: 0,
             },
             shared: SharedConfig {
                 banks: 32,

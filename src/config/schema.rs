@@ -232,6 +232,8 @@ schema! {
         allocate_on_miss: Bool <= 1, "reserve (and evict for) a missing line's way when the miss is sent; a miss finding every way of its set reserved waits (a reservation failure, counted in mshr_full)";
         atomic_segment: U32 <= 128, "global atomics: one request per segment of this many bytes and per group of lanes touching distinct bytes of it (lanes updating one word go in separate requests)";
         hash_sets: Bool <= 1, "index sets with GPGPU-Sim's Fermi L1 hash (bits 7-11 xor 13,14,15,17,19; needs 32 or 64 sets) instead of line mod sets";
+        latency_queue: U32 <= 4_096, "stages of the L1D latency queue loads and stores pass before their tag lookup (GPGPU-Sim's l1_latency_queue: one entry per cycle, lookup at the head, a reservation failure holds the head, not the LD/ST unit); 0: look up when the LD/ST unit processes the access";
+        miss_queue: U32 <= 4_096, "with latency_queue > 0: packets of the L1D miss queue between the queue head's lookup and the interconnect (GPGPU-Sim's miss queue, one sent per cycle when the SM's input has room; full = a reservation failure); 0: send straight into the interconnect";
     }
     shared: SharedConfig, "shared memory, per SM" {
         banks: U32 <= 1_024, "banks";

@@ -27,6 +27,8 @@ const MAY_BE_ZERO: &[&str] = &[
     "core.shared_mem_per_sm", // a machine without shared memory runs kernels that use none
     "core.barrier_latency",   // release in the cycle of the last arrival
     "l1d.miss_latency",       // misses leave for L2 in the cycle of their lookup
+    "l1d.latency_queue",      // tags looked up when the LD/ST unit processes the access
+    "l1d.miss_queue",         // the latency queue's head sends straight into the interconnect
     "core.dp_units",          // fp64 runs on the SFU units
     "opcoll.mem_queue",       // memory instructions issue only to an idle LD/ST unit
     "l2.data_port_width",     // write-backs cost no lookup time

@@ -26,7 +26,7 @@ use crate::timing::coalescer::{bank_conflict_degree, coalesce, coalesce_atomic};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::opcoll::WRITEBACK_STAGES;
 use crate::timing::sm::{
-    InflightMem, JobKind, LaunchCtx, LdStJob, LdStStall, Mshr, QueuedMem, Sm, SmEvent, WarpSlot,
+    InflightMem, JobKind, LaunchCtx, LdStStall, Mshr, QueuedMem, Sm, SmEvent, WarpSlot,
 };
 use crate::timing::victim_tags::VictimTags;
 
@@ -289,22 +289,31 @@ impl Sm {
         }
     }
 
-    /// Tells the policy of `job`'s warp how the L1D served its load.
-    fn load_feedback(&mut self, job: &LdStJob) {
+    /// Tells the policy of warp `slot` how the L1D served its load at `pc`
+    /// (`lanes` lanes, line requests `reqs`, `outcomes` as in
+    /// [`LdStJob::outcomes`](crate::timing::sm::LdStJob::outcomes)).
+    pub(crate) fn load_feedback(
+        &mut self,
+        slot: u32,
+        pc: u32,
+        lanes: u32,
+        outcomes: &[u32; 4],
+        reqs: &[crate::timing::coalescer::LineRequest],
+    ) {
         self.line_buf.clear();
-        self.line_buf.extend(job.reqs.iter().map(|r| r.line));
+        self.line_buf.extend(reqs.iter().map(|r| r.line));
         let fb = LoadFeedback {
-            pc: job.pc,
-            lanes: job.lanes,
+            pc,
+            lanes,
             lines: &self.line_buf,
-            own_hits: job.outcomes[0],
-            other_hits: job.outcomes[1],
-            misses: job.outcomes[2],
-            vta_hits: job.outcomes[3],
+            own_hits: outcomes[0],
+            other_hits: outcomes[1],
+            misses: outcomes[2],
+            vta_hits: outcomes[3],
         };
         let ns = self.policies.len() as u32;
-        let p = &mut self.policies[(job.slot % ns) as usize];
-        p.on_load(job.slot, &fb);
+        let p = &mut self.policies[(slot % ns) as usize];
+        p.on_load(slot, &fb);
         if p.throttles() {
             self.issue_dirty = true;
         }
@@ -364,108 +373,79 @@ impl Sm {
         }
     }
 
-    /// [`Sm::ldst_step`]'s work, setting `ldst_stall`.
+    /// [`Sm::ldst_step`]'s work, setting `ldst_stall` (with the L1D latency
+    /// queue: the queue head's stall, see [`Sm::l1q_step`]).
     fn ldst_try(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
-        self.ldst_stall = LdStStall::None;
-        let Some(job) = self.ldst_job.as_mut() else {
+        self.ldst_stall = self.l1q_stall;
+        let Some(job) = self.ldst_job.as_ref() else {
             return;
         };
         let cfg = ctx.cfg;
-        let line_bytes = u64::from(cfg.l1d.line);
         let r = job.reqs[job.next];
-        let slot = job.slot as usize;
-        let dyn_id = self.warps[slot].dyn_id;
-        let st = &mut self.stats.l1d;
-        let processed = match job.kind {
-            JobKind::Load => {
-                if let Some(owner) = self.l1d.access(r.line) {
-                    st.accesses += 1;
-                    if owner == dyn_id {
-                        st.intra_warp_hits += 1;
-                        job.outcomes[0] += 1;
-                    } else {
-                        st.inter_warp_hits += 1;
-                        job.outcomes[1] += 1;
+        let (kind, slot, inflight) = (job.kind, job.slot, job.inflight);
+        let queued = self.l1q_depth > 0 && kind != JobKind::Atomic;
+        let processed = if queued {
+            // Loads and stores enter the L1D latency queue (atomics
+            // bypass the L1D); the lookup is made at its head.
+            self.l1q_enter(now, r)
+        } else {
+            match kind {
+                JobKind::Load => {
+                    match self.l1d_load(
+                        now,
+                        ctx,
+                        mem,
+                        r.line,
+                        slot,
+                        inflight,
+                        u64::from(cfg.l1d.hit_latency),
+                        u64::from(cfg.l1d.miss_latency),
+                    ) {
+                        Ok((outcome, vta_hit)) => {
+                            let job = self.ldst_job.as_mut().expect("job");
+                            job.outcomes[outcome] += 1;
+                            if vta_hit {
+                                job.outcomes[3] += 1;
+                            }
+                            true
+                        }
+                        Err(stall) => {
+                            self.ldst_stall = stall;
+                            false
+                        }
                     }
-                    let id = job.inflight;
-                    self.events.push(
-                        now + u64::from(cfg.l1d.hit_latency),
-                        SmEvent::RequestDone { id },
+                }
+                JobKind::Store => {
+                    let ok = self.l1d_store(
+                        now,
+                        cfg,
+                        mem,
+                        r,
+                        slot,
+                        u64::from(cfg.l1d.miss_latency),
+                        true,
                     );
-                    true
-                } else if let Some(m) = self
-                    .mshr_index
-                    .candidates(r.line)
-                    .find(|&i| {
-                        self.mshr_lines[i] == r.line
-                            && (self.mshrs[i].waiters.len() as u32) < cfg.l1d.mshr_merge
-                    })
-                    .map(|i| &mut self.mshrs[i])
-                {
-                    st.accesses += 1;
-                    st.mshr_merges += 1;
-                    job.outcomes[if m.owner == dyn_id { 0 } else { 1 }] += 1;
-                    m.waiters.push(job.inflight);
-                    true
-                } else if let Some(i) = self.mshr_index.first_free() {
-                    // Allocate on miss: a way of the line's set is
-                    // reserved now; none free is a reservation failure
-                    // (the unit waits for a fill, like a full MSHR file).
-                    let reserved = match mem.can_inject(self.id, now, 0) {
-                        false => None,
-                        true if cfg.l1d.allocate_on_miss => Some(
-                            self.l1d
-                                .reserve_way(r.line, dyn_id)
-                                .map(|(w, e)| (Some(w as u32), e)),
-                        ),
-                        true => Some(Ok((None, None))),
-                    };
-                    if let Some(Err(ReservationFail)) = reserved {
-                        self.ldst_stall = LdStStall::Mshr;
-                        false
-                    } else if let Some(Ok((way, evicted))) = reserved {
-                        if let Some(ev) = evicted {
-                            l1d_evicted(
-                                &mut self.stats.l1d.evictions,
-                                &self.live_slots,
-                                &self.live_by_dyn_id,
-                                &self.warps,
-                                &mut self.vta,
-                                ev,
-                            );
-                        }
-                        let st = &mut self.stats.l1d;
-                        st.accesses += 1;
-                        st.misses += 1;
-                        job.outcomes[2] += 1;
-                        if self.vta.probe(job.slot, r.line) {
-                            st.vta_hits += 1;
-                            job.outcomes[3] += 1;
-                        }
-                        let m = &mut self.mshrs[i];
-                        *m = Mshr {
-                            line: r.line,
-                            waiters: std::mem::take(&mut m.waiters),
-                            owner: dyn_id,
-                            used: true,
-                            way,
-                        };
-                        m.waiters.clear();
-                        m.waiters.push(job.inflight);
-                        self.mshr_lines[i] = r.line;
-                        self.mshr_index.allocate(i, r.line);
+                    if !ok {
+                        self.ldst_stall = LdStStall::Icnt;
+                    }
+                    ok
+                }
+                JobKind::Atomic => {
+                    if mem.can_inject(self.id, now, r.bytes) {
+                        let job = self.ldst_job.as_ref().expect("job");
+                        // Atomics bypass the L1D pipeline.
                         mem.inject(
                             now,
-                            u64::from(cfg.l1d.miss_latency),
+                            0,
                             Packet {
-                                kind: PacketKind::Read,
+                                kind: PacketKind::Atomic,
                                 sm: self.id,
-                                addr: r.line * line_bytes,
-                                req_bytes: 0,
-                                reply_bytes: cfg.l1d.line,
-                                chunks: u32::MAX,
-                                tag: i as u32,
-                                perform: false,
+                                addr: r.line * u64::from(cfg.l1d.line),
+                                req_bytes: r.bytes,
+                                reply_bytes: r.bytes,
+                                chunks: r.chunks,
+                                tag: inflight,
+                                perform: job.next == 0,
                             },
                         );
                         true
@@ -473,57 +453,12 @@ impl Sm {
                         self.ldst_stall = LdStStall::Icnt;
                         false
                     }
-                } else {
-                    self.ldst_stall = LdStStall::Mshr;
-                    false
-                }
-            }
-            JobKind::Store | JobKind::Atomic => {
-                if mem.can_inject(self.id, now, r.bytes) {
-                    let atomic = job.kind == JobKind::Atomic;
-                    if !atomic {
-                        // Held until L2 acknowledges the write.
-                        self.warps[slot].outstanding += 1;
-                        let st = &mut self.stats.l1d;
-                        st.stores += 1;
-                        if self.l1d.invalidate(r.line) {
-                            st.write_evictions += 1;
-                        }
-                    }
-                    // Stores pass the L1D pipeline; atomics bypass it.
-                    let delay = if atomic {
-                        0
-                    } else {
-                        u64::from(cfg.l1d.miss_latency)
-                    };
-                    mem.inject(
-                        now,
-                        delay,
-                        Packet {
-                            kind: if atomic {
-                                PacketKind::Atomic
-                            } else {
-                                PacketKind::Write
-                            },
-                            sm: self.id,
-                            addr: r.line * line_bytes,
-                            req_bytes: r.bytes,
-                            reply_bytes: if atomic { r.bytes } else { 0 },
-                            chunks: r.chunks,
-                            // A store's acknowledgement finds its warp.
-                            tag: if atomic { job.inflight } else { job.slot },
-                            perform: atomic && job.next == 0,
-                        },
-                    );
-                    true
-                } else {
-                    self.ldst_stall = LdStStall::Icnt;
-                    false
                 }
             }
         };
         if processed {
             self.active = true;
+            let job = self.ldst_job.as_mut().expect("job");
             job.next += 1;
             if job.next == job.reqs.len() {
                 self.ldst_free = self.ldst_free.max(now + 1);
@@ -531,8 +466,10 @@ impl Sm {
                 // for the next instruction.
                 self.issue_dirty = true;
                 let mut j = self.ldst_job.take().expect("job");
-                if j.kind == JobKind::Load {
-                    self.load_feedback(&j);
+                // With the latency queue a load's outcomes are known when
+                // its last line is looked up (`l1q_step`).
+                if j.kind == JobKind::Load && !queued {
+                    self.load_feedback(j.slot, j.pc, j.lanes, &j.outcomes, &j.reqs);
                     if let Some(c) = self.pc_counters.get_mut(j.pc as usize) {
                         c.l1d_hits += u64::from(j.outcomes[0] + j.outcomes[1]);
                         c.l1d_misses += u64::from(j.outcomes[2]);
@@ -544,6 +481,189 @@ impl Sm {
         }
     }
 
+    /// Looks `line` up in the L1D for load `inflight` of warp `slot` at
+    /// `now`. A hit completes `hit_delay` cycles later (at once, before
+    /// the issue stage runs, if 0); a miss merges into an MSHR for the line
+    /// or takes a free one (reserving a way with allocate on miss) and
+    /// sends a read that leaves for L2 `miss_delay` cycles later (with
+    /// `l1d.miss_queue`: joins the miss queue, which must have room for a
+    /// miss or a merge). Returns
+    /// the outcome (0 a hit on a line the warp brought, 1 another hit or
+    /// merge, 2 a miss) and whether a miss hit the warp's victim tags, or
+    /// the reservation failure that stops it.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn l1d_load(
+        &mut self,
+        now: u64,
+        ctx: &LaunchCtx<'_>,
+        mem: &mut MemSys,
+        line: u64,
+        slot: u32,
+        inflight: u32,
+        hit_delay: u64,
+        miss_delay: u64,
+    ) -> Result<(usize, bool), LdStStall> {
+        let cfg = ctx.cfg;
+        let dyn_id = self.warps[slot as usize].dyn_id;
+        let st = &mut self.stats.l1d;
+        if let Some(owner) = self.l1d.access(line) {
+            st.accesses += 1;
+            let outcome = if owner == dyn_id {
+                st.intra_warp_hits += 1;
+                0
+            } else {
+                st.inter_warp_hits += 1;
+                1
+            };
+            if hit_delay == 0 {
+                self.request_done(inflight, now, ctx);
+            } else {
+                self.events
+                    .push(now + hit_delay, SmEvent::RequestDone { id: inflight });
+            }
+            return Ok((outcome, false));
+        }
+        // With the L1D miss queue, a miss or a merge needs room in it for
+        // two packets (GPGPU-Sim's `rd_miss_base`: `miss_queue_full(1)`,
+        // room for a write-back too).
+        let missq = self.l1_missq_cap > 0;
+        if missq && self.l1_missq.len() + 1 >= self.l1_missq_cap as usize {
+            return Err(LdStStall::Icnt);
+        }
+        if let Some(m) = self
+            .mshr_index
+            .candidates(line)
+            .find(|&i| {
+                self.mshr_lines[i] == line
+                    && (self.mshrs[i].waiters.len() as u32) < cfg.l1d.mshr_merge
+            })
+            .map(|i| &mut self.mshrs[i])
+        {
+            st.accesses += 1;
+            st.mshr_merges += 1;
+            m.waiters.push(inflight);
+            return Ok((if m.owner == dyn_id { 0 } else { 1 }, false));
+        }
+        let Some(i) = self.mshr_index.first_free() else {
+            return Err(LdStStall::Mshr);
+        };
+        // Allocate on miss: a way of the line's set is reserved now; none
+        // free is a reservation failure (the unit waits for a fill, like a
+        // full MSHR file).
+        if !missq && !mem.can_inject(self.id, now, 0) {
+            return Err(LdStStall::Icnt);
+        }
+        let way = if cfg.l1d.allocate_on_miss {
+            match self.l1d.reserve_way(line, dyn_id) {
+                Err(ReservationFail) => return Err(LdStStall::Mshr),
+                Ok((w, evicted)) => {
+                    if let Some(ev) = evicted {
+                        l1d_evicted(
+                            &mut self.stats.l1d.evictions,
+                            &self.live_slots,
+                            &self.live_by_dyn_id,
+                            &self.warps,
+                            &mut self.vta,
+                            ev,
+                        );
+                    }
+                    Some(w as u32)
+                }
+            }
+        } else {
+            None
+        };
+        let st = &mut self.stats.l1d;
+        st.accesses += 1;
+        st.misses += 1;
+        let vta_hit = self.vta.probe(slot, line);
+        if vta_hit {
+            st.vta_hits += 1;
+        }
+        let m = &mut self.mshrs[i];
+        *m = Mshr {
+            line,
+            waiters: std::mem::take(&mut m.waiters),
+            owner: dyn_id,
+            used: true,
+            way,
+        };
+        m.waiters.clear();
+        m.waiters.push(inflight);
+        self.mshr_lines[i] = line;
+        self.mshr_index.allocate(i, line);
+        let read = Packet {
+            kind: PacketKind::Read,
+            sm: self.id,
+            addr: line * u64::from(cfg.l1d.line),
+            req_bytes: 0,
+            reply_bytes: cfg.l1d.line,
+            chunks: u32::MAX,
+            tag: i as u32,
+            perform: false,
+        };
+        if missq {
+            self.l1_missq.push_back(read);
+        } else {
+            mem.inject(now, miss_delay, read);
+        }
+        Ok((2, vta_hit))
+    }
+
+    /// Writes line request `r` of a store of warp `slot` through to L2 at
+    /// `now` (it leaves `delay` cycles later) and evicts the line from the
+    /// L1D; false if the SM's interconnect input (or, with `l1d.miss_queue`,
+    /// the L1D miss queue) has no room. With `hold`
+    /// the warp is held until L2 acknowledges the write (without, it
+    /// already is: the access was counted when it entered the L1D latency
+    /// queue).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn l1d_store(
+        &mut self,
+        now: u64,
+        cfg: &crate::config::GpuConfig,
+        mem: &mut MemSys,
+        r: crate::timing::coalescer::LineRequest,
+        slot: u32,
+        delay: u64,
+        hold: bool,
+    ) -> bool {
+        let missq = self.l1_missq_cap > 0;
+        if missq {
+            if self.l1_missq.len() >= self.l1_missq_cap as usize {
+                return false;
+            }
+        } else if !mem.can_inject(self.id, now, r.bytes) {
+            return false;
+        }
+        if hold {
+            // Held until L2 acknowledges the write.
+            self.warps[slot as usize].outstanding += 1;
+        }
+        let st = &mut self.stats.l1d;
+        st.stores += 1;
+        if self.l1d.invalidate(r.line) {
+            st.write_evictions += 1;
+        }
+        let write = Packet {
+            kind: PacketKind::Write,
+            sm: self.id,
+            addr: r.line * u64::from(cfg.l1d.line),
+            req_bytes: r.bytes,
+            reply_bytes: 0,
+            chunks: r.chunks,
+            // A store's acknowledgement finds its warp.
+            tag: slot,
+            perform: false,
+        };
+        if missq {
+            self.l1_missq.push_back(write);
+        } else {
+            mem.inject(now, delay, write);
+        }
+        true
+    }
+
     /// A reply from L2 reached this SM. Sets `changed` if it can let
     /// something issue or proceed (an instruction completed, an MSHR freed
     /// for a stalled LD/ST unit, an I-cache line a warp waits for).
@@ -551,7 +671,7 @@ impl Sm {
         match p.kind {
             PacketKind::Read => {
                 let i = p.tag as usize;
-                if self.ldst_stall == LdStStall::Mshr {
+                if self.ldst_stall == LdStStall::Mshr || self.l1q_stall == LdStStall::Mshr {
                     self.changed = true;
                 }
                 let (line, owner) = (self.mshrs[i].line, self.mshrs[i].owner);

@@ -18,6 +18,7 @@ pub mod fetch;
 pub mod gpu;
 pub mod host;
 pub mod issue;
+pub mod l1q;
 pub mod ldst;
 pub mod memsys;
 pub mod mshr_index;

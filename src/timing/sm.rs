@@ -344,6 +344,9 @@ pub struct LdStJob {
     /// L1D outcomes so far (loads): own hits, other hits, misses, victim
     /// tag hits.
     pub outcomes: [u32; 4],
+    /// With the L1D latency queue: the load's record in `Sm::l1q_loads`
+    /// (set when its first request enters the queue).
+    pub l1q_load: u32,
 }
 
 /// What the LD/ST job does with each line.
@@ -431,6 +434,22 @@ pub struct Sm {
     pub mem_issue_free: u64,
     /// `opcoll.mem_queue`.
     pub mem_queue_cap: usize,
+    /// The L1D latency queue's requests, head first (`l1d.latency_queue`,
+    /// `timing::l1q`).
+    pub l1q: std::collections::VecDeque<crate::timing::l1q::L1qEntry>,
+    /// `l1d.latency_queue` (0: no queue).
+    pub l1q_depth: u32,
+    /// The cycle whose end the stages in `l1q` describe.
+    pub l1q_at: u64,
+    /// The L1D latency queue head's reservation failure this cycle.
+    pub l1q_stall: LdStStall,
+    /// Loads with requests in the L1D latency queue (reused records).
+    pub l1q_loads: Vec<crate::timing::l1q::L1qLoad>,
+    /// The L1D miss queue: reads and writes looked up at the latency
+    /// queue's head, waiting for the interconnect (`l1d.miss_queue`).
+    pub l1_missq: std::collections::VecDeque<Packet>,
+    /// `l1d.miss_queue` if `l1d.latency_queue` > 0, else 0 (no miss queue).
+    pub l1_missq_cap: u32,
     /// L1 data cache tags.
     pub l1d: TagArray,
     /// MSHRs.
@@ -604,6 +623,17 @@ impl Sm {
             spare_addrs: Vec::new(),
             mem_issue_free: 0,
             mem_queue_cap: cfg.opcoll.mem_queue as usize,
+            l1q: std::collections::VecDeque::new(),
+            l1q_depth: cfg.l1d.latency_queue,
+            l1q_at: 0,
+            l1q_stall: LdStStall::None,
+            l1q_loads: Vec::new(),
+            l1_missq: std::collections::VecDeque::new(),
+            l1_missq_cap: if cfg.l1d.latency_queue > 0 {
+                cfg.l1d.miss_queue
+            } else {
+                0
+            },
             l1d: if cfg.l1d.hash_sets {
                 TagArray::with_fermi_hash(cfg.l1d.sets, cfg.l1d.ways, cfg.l1d.line)
             } else {
@@ -713,6 +743,9 @@ impl Sm {
                 SmEvent::RequestDone { id } => self.request_done(id, now, ctx),
             }
         }
+        // The L1D latency queue's lookup, before issue (GPGPU-Sim's
+        // `ldst_unit::cycle` runs before `shader_core_ctx::issue`).
+        self.l1q_step(now, ctx, mem);
         // The issue stage's outcome depends only on state that changes
         // through the events that set `issue_dirty`, or at known cycles
         // (`issue_wake`); otherwise it would compute the same states again.
@@ -861,7 +894,18 @@ impl Sm {
         }
         // A job blocked on MSHRs waits for a reply (which wakes the SM);
         // any other job proceeds (or retries the port) next cycle.
-        if self.ldst_job.is_some() && self.ldst_stall != LdStStall::Mshr {
+        // With the L1D latency queue the stall is the queue head's: a job
+        // with room in the queue proceeds.
+        if self.ldst_job.is_some()
+            && (self.ldst_stall != LdStStall::Mshr || self.l1q.len() < self.l1q_depth as usize)
+        {
+            at(now + 1);
+        }
+        if let Some(t) = self.l1q_next(now) {
+            at(t);
+        }
+        // The miss queue offers its oldest packet every cycle.
+        if !self.l1_missq.is_empty() {
             at(now + 1);
         }
         // A queued memory instruction starts when the unit is idle.
