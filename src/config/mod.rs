@@ -587,8 +587,8 @@ impl GpuConfig {
                 hash_sets: true,
                 allocate_on_miss: true,
                 atomic_segment: 32,
-                latency_queue: 0,
-                miss_queue: 0,
+                latency_queue: 35,
+                miss_queue: 8,
             },
             shared: SharedConfig {
                 banks: 32,
