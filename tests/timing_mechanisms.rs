@@ -128,7 +128,10 @@ fn stores_are_acknowledged_before_the_cta_retires() {
     let m = one_warp_out("store_lines");
     let last_store = pc_of(&m, gpusim::ir::Opcode::St, 3);
     let end = |ml: u32| {
-        let cfg = config(&[&format!("l1d.miss_latency={ml}")]);
+        // The miss pipeline alone: with the L1D latency queue a store
+        // would leave `miss_latency` − `latency_queue` cycles after its
+        // lookup (0 for every value tried here).
+        let cfg = config(&[&format!("l1d.miss_latency={ml}"), "l1d.latency_queue=0"]);
         let r = run(&m, &cfg);
         assert_eq!(
             r.stats.mem.l2_accesses,
