@@ -82,10 +82,45 @@ fn latency_index(op: Opcode) -> Option<usize> {
     }
 }
 
+/// The number in a PTX register's name, as GPGPU-Sim's parser gives it
+/// (`arch_regnum`: `sscanf("%d")` from the first digit, `%sp` is 0): `%f40`
+/// is 40, `%rd3` is 3. `None` for a name without a digit (GPGPU-Sim's -1:
+/// no register-bank access).
+pub fn name_number(name: &str) -> Option<u32> {
+    if name == "%sp" {
+        return Some(0);
+    }
+    let start = name.find(|c: char| c.is_ascii_digit())?;
+    let digits: String = name[start..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    // GPGPU-Sim's `%d` into an int: a number too large for it is not a
+    // register number any PTX compiler writes; keep it in range.
+    Some(
+        digits
+            .parse::<u64>()
+            .map_or(u32::MAX, |n| n.min(u64::from(i32::MAX as u32)) as u32),
+    )
+}
+
 /// Builds the timing table of `kernel`.
 pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<TimingInst> {
     let nregs = kernel.regs.len() as u32;
     let lat = &cfg.latency;
+    let by_name: Vec<Option<u32>> = if cfg.opcoll.bank_by_name {
+        kernel.regs.iter().map(|r| name_number(&r.name)).collect()
+    } else {
+        Vec::new()
+    };
+    // The number `(number + warp slot) % reg_banks` banks register `r` by.
+    let bank_number = |r: u32| {
+        if cfg.opcoll.bank_by_name {
+            by_name.get(r as usize).copied().flatten()
+        } else {
+            Some(r)
+        }
+    };
     kernel
         .insts
         .iter()
@@ -132,7 +167,7 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
             let mut reads: Vec<u32> = info.reads[i]
                 .iter()
                 .filter_map(|r| match *r {
-                    RegRef::Reg(r) => Some(r.0),
+                    RegRef::Reg(r) => bank_number(r.0),
                     RegRef::Pred(_) => None,
                 })
                 .collect();
@@ -141,7 +176,7 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
             let mut dests: Vec<u32> = info.writes[i]
                 .iter()
                 .filter_map(|r| match *r {
-                    RegRef::Reg(r) => Some(r.0),
+                    RegRef::Reg(r) => bank_number(r.0),
                     RegRef::Pred(_) => None,
                 })
                 .collect();
