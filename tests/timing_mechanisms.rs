@@ -540,3 +540,47 @@ fn memory_instructions_wait_in_front_of_a_busy_ldst_unit() {
     assert!(unqueued.stats.stalls.structural >= u64::from(lines) - free_gap);
     assert!(queued.stats.stalls.structural < unqueued.stats.stalls.structural);
 }
+
+/// (i) A functional unit produces one result per cycle
+/// (`opcoll.unit_result_slots`; GPGPU-Sim: `simd_function_unit::occupied`,
+/// which `can_issue` tests at the instruction's latency). `result_slot`
+/// issues an fp32 fma (latency `fp32[3]` = 5) at cycle t and an
+/// independent `add.s32` (latency `int[0]` = 4) at t + 1; the next add
+/// reads the first add's result. Without contention the add executes
+/// [`ISSUE_TO_EXEC`] cycles after its issue and its consumer issues one
+/// dependent add later: `int[0]` + [`ISSUE_TO_EXEC`] +
+/// [`WRITEBACK_STAGES`] = 10 cycles after it. With one SP unit and result
+/// slots, the fma (in the unit at t + 4) and the add (at t + 5) would both
+/// finish at t + 9 (1 + `int[0]` = `fp32[3]`): the add enters one cycle
+/// later and its consumer issues 11 cycles after it. With two SP units the
+/// add takes the other unit: 10 again. Off (every preset), 10 in both.
+#[test]
+fn a_unit_produces_one_result_per_cycle() {
+    let m = one_warp_out("result_slot");
+    let fma = pc_of(&m, gpusim::ir::Opcode::Fma, 0);
+    let (add, consumer) = (fma + 1, fma + 2);
+    let base = config(&[]);
+    assert_eq!(
+        1 + base.latency.int[0],
+        base.latency.fp32[3],
+        "the add, one cycle after the fma, finishes with it"
+    );
+    let dependent = u64::from(base.latency.int[0]) + ISSUE_TO_EXEC + WRITEBACK_STAGES;
+    let gap = |sets: &[&str]| {
+        let r = run(&m, &config(sets));
+        assert_eq!(issue_gap(&r.log, fma, add), 1, "{sets:?}: the add right after the fma");
+        issue_gap(&r.log, add, consumer)
+    };
+    assert_eq!(gap(&["core.sp_units=1"]), dependent);
+    assert_eq!(gap(&["core.sp_units=2"]), dependent);
+    assert_eq!(
+        gap(&["core.sp_units=1", "opcoll.unit_result_slots=true"]),
+        dependent + 1,
+        "one unit: the add waits a cycle for a free result slot"
+    );
+    assert_eq!(
+        gap(&["core.sp_units=2", "opcoll.unit_result_slots=true"]),
+        dependent,
+        "two units: the add takes the other one"
+    );
+}

@@ -387,6 +387,32 @@ mod tests {
     }
 
     #[test]
+    fn one_result_per_unit_per_cycle_and_the_oldest_first() {
+        let mut cfg = gtx();
+        cfg.opcoll.unit_result_slots = true;
+        let mut oc = OperandCollector::new(&cfg);
+        let mut sp = UnitPool::new(2);
+        // Two fmas (latency 5) issued at 10 execute at 14 on units 0 and
+        // 1: results at 19 on both.
+        assert_eq!(oc.collect(Unit::Sp, 0, &[1], 10, &mut sp, 1, 5), 14);
+        assert_eq!(oc.collect(Unit::Sp, 1, &[1], 10, &mut sp, 1, 5), 14);
+        // An add (latency 4) issued at 11 would execute at 15 and finish
+        // at 19 too: it waits for 16 (result at 20).
+        assert_eq!(oc.collect(Unit::Sp, 2, &[3], 11, &mut sp, 1, 4), 16);
+        // An fma issued at 11, dispatched at 14 after the add, could
+        // execute at 15 (unit 1 is free, result 20 is not taken on it)
+        // but the add waiting at 15 goes first: 16, on the other unit.
+        assert_eq!(oc.collect(Unit::Sp, 3, &[5], 11, &mut sp, 1, 5), 16);
+        // Off (the presets), the add executes at 15 and the fma too.
+        let mut off = OperandCollector::new(&gtx());
+        let mut sp = UnitPool::new(2);
+        off.collect(Unit::Sp, 0, &[1], 10, &mut sp, 1, 5);
+        off.collect(Unit::Sp, 1, &[1], 10, &mut sp, 1, 5);
+        assert_eq!(off.collect(Unit::Sp, 2, &[3], 11, &mut sp, 1, 4), 15);
+        assert_eq!(off.collect(Unit::Sp, 3, &[5], 11, &mut sp, 1, 5), 15);
+    }
+
+    #[test]
     fn a_write_takes_its_bank_for_its_cycle() {
         let cfg = gtx();
         let mut oc = OperandCollector::new(&cfg);

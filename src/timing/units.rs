@@ -268,3 +268,19 @@ impl UnitPool {
         self.busy_until.iter().copied().filter(|&b| b > now).min()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::name_number;
+
+    #[test]
+    fn a_register_is_numbered_by_the_digits_of_its_name() {
+        // GPGPU-Sim's parser: the first run of digits (`sscanf("%d")`).
+        assert_eq!(name_number("%f40"), Some(40));
+        assert_eq!(name_number("%rd3"), Some(3));
+        assert_eq!(name_number("%r_12x7"), Some(12));
+        // `%sp` is register 0; a name without a digit has no number.
+        assert_eq!(name_number("%sp"), Some(0));
+        assert_eq!(name_number("%acc"), None);
+    }
+}
