@@ -568,7 +568,11 @@ fn a_unit_produces_one_result_per_cycle() {
     let dependent = u64::from(base.latency.int[0]) + ISSUE_TO_EXEC + WRITEBACK_STAGES;
     let gap = |sets: &[&str]| {
         let r = run(&m, &config(sets));
-        assert_eq!(issue_gap(&r.log, fma, add), 1, "{sets:?}: the add right after the fma");
+        assert_eq!(
+            issue_gap(&r.log, fma, add),
+            1,
+            "{sets:?}: the add right after the fma"
+        );
         issue_gap(&r.log, add, consumer)
     };
     assert_eq!(gap(&["core.sp_units=1"]), dependent);
