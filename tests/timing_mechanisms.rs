@@ -588,3 +588,31 @@ fn a_unit_produces_one_result_per_cycle() {
         "two units: the add takes the other one"
     );
 }
+
+/// (j) Predicate operands are register operands
+/// (`opcoll.predicate_banks`; GPGPU-Sim puts a PTX predicate operand in
+/// `arch_reg.src` like any register, and the operand collector reads it
+/// from a bank). In `pred_chain`, `not.pred` reads the `setp`'s predicate
+/// and `selp` reads the `not.pred`'s. With predicates in the banks the
+/// `not.pred` reads one operand: it executes [`ISSUE_TO_EXEC`] cycles after
+/// its issue and `selp` issues `latency.other` + [`ISSUE_TO_EXEC`] +
+/// [`WRITEBACK_STAGES`] = 7 cycles after it. Without (every preset) it
+/// reads nothing, is dispatched the cycle after it enters its collector
+/// unit, one cycle earlier: 6.
+#[test]
+fn predicate_operands_are_read_from_the_register_banks() {
+    let m = one_warp_out("pred_chain");
+    let not = pc_of(&m, gpusim::ir::Opcode::Not, 0);
+    let base = config(&[]);
+    let dependent = u64::from(base.latency.other) + ISSUE_TO_EXEC + WRITEBACK_STAGES;
+    let gap = |sets: &[&str]| {
+        let r = run(&m, &config(sets));
+        issue_gap(&r.log, not, not + 1)
+    };
+    assert_eq!(gap(&["opcoll.predicate_banks=true"]), dependent);
+    assert_eq!(
+        gap(&[]),
+        dependent - 1,
+        "no operand to read: one cycle less"
+    );
+}

@@ -313,4 +313,23 @@ out.append("""
 }
 """)
 
+# (m) a predicate read as an operand: `not.pred` reads the `setp`'s
+# predicate (a register-bank read with `opcoll.predicate_banks`, none
+# without) and `selp` reads its result.
+out.append("""
+.visible .entry pred_chain(.param .u64 out)
+{
+""" + DECLS + """
+\tld.param.u64 %rd1, [out];
+\tmov.u32 %r1, %tid.x;
+\tmul.wide.u32 %rd2, %r1, 4;
+\tadd.s64 %rd3, %rd1, %rd2;
+\tsetp.lt.u32 %p1, %r1, 7;
+\tnot.pred %p0, %p1;
+\tselp.u32 %r2, 5, 9, %p0;
+\tst.global.u32 [%rd3], %r2;
+\tret;
+}
+""")
+
 open("kernels/micro/micro.ptx", "w").write("".join(out))

@@ -259,6 +259,10 @@ pub struct OpcollConfig {
     /// (GPGPU-Sim's `simd_function_unit::occupied` and the OC_EX
     /// register's oldest-first `get_ready`).
     pub unit_result_slots: bool,
+    /// Predicate operands and predicate destinations (not the guard) take
+    /// register-bank reads and writes like registers (GPGPU-Sim: a PTX
+    /// predicate is a register operand, in `arch_reg.src`/`dst`).
+    pub predicate_banks: bool,
 }
 
 /// Shared memory.
@@ -561,6 +565,7 @@ impl GpuConfig {
                 mem_queue: 4,
                 bank_by_name: false,
                 unit_result_slots: false,
+                predicate_banks: false,
             },
             icache: CacheConfig {
                 sets: 4,

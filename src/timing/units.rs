@@ -5,7 +5,7 @@
 use crate::config::GpuConfig;
 use crate::func::OpClass;
 use crate::func::layout::KernelInfo;
-use crate::ir::{Kernel, Opcode, RegRef, Space};
+use crate::ir::{Kernel, Opcode, Operand, RegRef, Space};
 use crate::timing::scoreboard::RegMask;
 
 /// The execution resources an instruction is dispatched to (DESIGN §3).
@@ -121,6 +121,15 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
             Some(r)
         }
     };
+    // The bank number of predicate `p` with `opcoll.predicate_banks`: its
+    // name's number (GPGPU-Sim), or its index after the registers'.
+    let pred_bank_number = |p: u32| {
+        if cfg.opcoll.bank_by_name {
+            kernel.preds.get(p as usize).and_then(|n| name_number(n))
+        } else {
+            Some(nregs + p)
+        }
+    };
     kernel
         .insts
         .iter()
@@ -171,6 +180,13 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                     RegRef::Pred(_) => None,
                 })
                 .collect();
+            if cfg.opcoll.predicate_banks {
+                // Predicate operands (not the guard) are registers too.
+                reads.extend(inst.srcs().iter().filter_map(|o| match *o {
+                    Operand::Pred { id, .. } => pred_bank_number(id.0),
+                    _ => None,
+                }));
+            }
             reads.sort_unstable();
             reads.dedup();
             let mut dests: Vec<u32> = info.writes[i]
@@ -180,6 +196,16 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                     RegRef::Pred(_) => None,
                 })
                 .collect();
+            if cfg.opcoll.predicate_banks {
+                dests.extend(
+                    [&inst.dst, &inst.dst2]
+                        .into_iter()
+                        .filter_map(|o| match *o {
+                            Operand::Pred { id, .. } => pred_bank_number(id.0),
+                            _ => None,
+                        }),
+                );
+            }
             dests.sort_unstable();
             dests.dedup();
             let space = inst.mods.space;
