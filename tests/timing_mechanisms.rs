@@ -621,4 +621,79 @@ fn the_l1d_latency_queue_looks_tags_up_at_its_head() {
         );
         assert_eq!(gap_mq(8, 0, 8), gap(8, 0));
     }
+
+/// (i) A functional unit produces one result per cycle
+/// (`opcoll.unit_result_slots`; GPGPU-Sim: `simd_function_unit::occupied`,
+/// which `can_issue` tests at the instruction's latency). `result_slot`
+/// issues an fp32 fma (latency `fp32[3]` = 5) at cycle t and an
+/// independent `add.s32` (latency `int[0]` = 4) at t + 1; the next add
+/// reads the first add's result. Without contention the add executes
+/// [`ISSUE_TO_EXEC`] cycles after its issue and its consumer issues one
+/// dependent add later: `int[0]` + [`ISSUE_TO_EXEC`] +
+/// [`WRITEBACK_STAGES`] = 10 cycles after it. With one SP unit and result
+/// slots, the fma (in the unit at t + 4) and the add (at t + 5) would both
+/// finish at t + 9 (1 + `int[0]` = `fp32[3]`): the add enters one cycle
+/// later and its consumer issues 11 cycles after it. With two SP units the
+/// add takes the other unit: 10 again. Off (every preset), 10 in both.
+#[test]
+fn a_unit_produces_one_result_per_cycle() {
+    let m = one_warp_out("result_slot");
+    let fma = pc_of(&m, gpusim::ir::Opcode::Fma, 0);
+    let (add, consumer) = (fma + 1, fma + 2);
+    let base = config(&[]);
+    assert_eq!(
+        1 + base.latency.int[0],
+        base.latency.fp32[3],
+        "the add, one cycle after the fma, finishes with it"
+    );
+    let dependent = u64::from(base.latency.int[0]) + ISSUE_TO_EXEC + WRITEBACK_STAGES;
+    let gap = |sets: &[&str]| {
+        let r = run(&m, &config(sets));
+        assert_eq!(
+            issue_gap(&r.log, fma, add),
+            1,
+            "{sets:?}: the add right after the fma"
+        );
+        issue_gap(&r.log, add, consumer)
+    };
+    assert_eq!(gap(&["core.sp_units=1"]), dependent);
+    assert_eq!(gap(&["core.sp_units=2"]), dependent);
+    assert_eq!(
+        gap(&["core.sp_units=1", "opcoll.unit_result_slots=true"]),
+        dependent + 1,
+        "one unit: the add waits a cycle for a free result slot"
+    );
+    assert_eq!(
+        gap(&["core.sp_units=2", "opcoll.unit_result_slots=true"]),
+        dependent,
+        "two units: the add takes the other one"
+    );
+}
+
+/// (j) Predicate operands are register operands
+/// (`opcoll.predicate_banks`; GPGPU-Sim puts a PTX predicate operand in
+/// `arch_reg.src` like any register, and the operand collector reads it
+/// from a bank). In `pred_chain`, `not.pred` reads the `setp`'s predicate
+/// and `selp` reads the `not.pred`'s. With predicates in the banks the
+/// `not.pred` reads one operand: it executes [`ISSUE_TO_EXEC`] cycles after
+/// its issue and `selp` issues `latency.other` + [`ISSUE_TO_EXEC`] +
+/// [`WRITEBACK_STAGES`] = 7 cycles after it. Without (every preset) it
+/// reads nothing, is dispatched the cycle after it enters its collector
+/// unit, one cycle earlier: 6.
+#[test]
+fn predicate_operands_are_read_from_the_register_banks() {
+    let m = one_warp_out("pred_chain");
+    let not = pc_of(&m, gpusim::ir::Opcode::Not, 0);
+    let base = config(&[]);
+    let dependent = u64::from(base.latency.other) + ISSUE_TO_EXEC + WRITEBACK_STAGES;
+    let gap = |sets: &[&str]| {
+        let r = run(&m, &config(sets));
+        issue_gap(&r.log, not, not + 1)
+    };
+    assert_eq!(gap(&["opcoll.predicate_banks=true"]), dependent);
+    assert_eq!(
+        gap(&[]),
+        dependent - 1,
+        "no operand to read: one cycle less"
+    );
 }

@@ -287,4 +287,49 @@ out.append("""
 }
 """)
 
+# (l) an fp32 fma (latency 5) and, the next cycle, an independent integer
+# add (latency 4): both would finish in the same cycle on one SP unit
+# (GPGPU-Sim's one result per unit per cycle, `opcoll.unit_result_slots`);
+# the add's consumer shows when the add ran. The fma is the 7th
+# instruction, so it and the add are fetched together (I-buffer pairs).
+out.append("""
+.visible .entry result_slot(.param .u64 out)
+{
+""" + DECLS + """
+\tld.param.u64 %rd1, [out];
+\tmov.u32 %r1, %tid.x;
+\tcvt.rn.f32.u32 %f1, %r1;
+\tmul.wide.u32 %rd2, %r1, 4;
+\tadd.s64 %rd3, %rd1, %rd2;
+\tmov.u32 %r6, 7;
+\tfma.rn.f32 %f2, %f1, %f1, %f1;
+\tadd.s32 %r2, %r1, 1;
+\tadd.s32 %r3, %r2, 1;
+\tcvt.rzi.u32.f32 %r4, %f2;
+\tadd.s32 %r5, %r3, %r4;
+\tadd.s32 %r5, %r5, %r6;
+\tst.global.u32 [%rd3], %r5;
+\tret;
+}
+""")
+
+# (m) a predicate read as an operand: `not.pred` reads the `setp`'s
+# predicate (a register-bank read with `opcoll.predicate_banks`, none
+# without) and `selp` reads its result.
+out.append("""
+.visible .entry pred_chain(.param .u64 out)
+{
+""" + DECLS + """
+\tld.param.u64 %rd1, [out];
+\tmov.u32 %r1, %tid.x;
+\tmul.wide.u32 %rd2, %r1, 4;
+\tadd.s64 %rd3, %rd1, %rd2;
+\tsetp.lt.u32 %p1, %r1, 7;
+\tnot.pred %p0, %p1;
+\tselp.u32 %r2, 5, 9, %p0;
+\tst.global.u32 [%rd3], %r2;
+\tret;
+}
+""")
+
 open("kernels/micro/micro.ptx", "w").write("".join(out))

@@ -269,6 +269,22 @@ pub struct OpcollConfig {
     /// collector units and the OC_EX_MEM register); 0: a memory
     /// instruction issues only to an idle LD/ST unit.
     pub mem_queue: u32,
+    /// Bank a register by the number in its PTX name (`%f40` -> 40, as
+    /// GPGPU-Sim's `arch_reg_num`, which `register_bank()` uses) instead of
+    /// its index in order of first use; a name without a digit takes no
+    /// bank read or write.
+    pub bank_by_name: bool,
+    /// One result per functional unit per cycle: a unit accepts an
+    /// instruction of latency `L` at cycle `e` only if no instruction it
+    /// accepted earlier finishes at `e + L`, and the oldest instruction
+    /// dispatched to a set's units goes first, holding younger ones back
+    /// (GPGPU-Sim's `simd_function_unit::occupied` and the OC_EX
+    /// register's oldest-first `get_ready`).
+    pub unit_result_slots: bool,
+    /// Predicate operands and predicate destinations (not the guard) take
+    /// register-bank reads and writes like registers (GPGPU-Sim: a PTX
+    /// predicate is a register operand, in `arch_reg.src`/`dst`).
+    pub predicate_banks: bool,
 }
 
 /// Shared memory.
@@ -569,6 +585,9 @@ impl GpuConfig {
                 sp_dispatch: 2,
                 sfu_dispatch: 1,
                 mem_queue: 4,
+                bank_by_name: false,
+                unit_result_slots: false,
+                predicate_banks: false,
             },
             icache: CacheConfig {
                 sets: 4,

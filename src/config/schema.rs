@@ -214,6 +214,9 @@ schema! {
         sp_dispatch: U32 <= 1_024, "instructions the SP collector units dispatch per cycle";
         sfu_dispatch: U32 <= 1_024, "instructions the SFU collector units dispatch per cycle";
         mem_queue: U32 <= 1_024, "memory instructions that may wait in front of a busy LD/ST unit, in issue order (GPGPU-Sim: ID_OC_MEM + memory collector units + OC_EX_MEM); 0: issue only to an idle LD/ST unit";
+        bank_by_name: Bool <= 1, "a register's bank number is the number in its PTX name (%f40 -> 40, GPGPU-Sim's arch_reg_num in register_bank()); false: its index in order of first use";
+        unit_result_slots: Bool <= 1, "one result per functional unit per cycle: a unit takes an instruction of latency L at e only if none it took before finishes at e + L, and the oldest dispatched instruction goes first (GPGPU-Sim's simd_function_unit::occupied, OC_EX get_ready); false: a unit takes one instruction per initiation interval";
+        predicate_banks: Bool <= 1, "predicate operands and destinations (not the guard) take register-bank reads and writes like registers (GPGPU-Sim: arch_reg src/dst); false: predicates take no bank access";
     }
     icache: CacheConfig, "instruction cache, per SM (instructions are 8 bytes)" {
         sets: U32 <= 65_536, "sets";

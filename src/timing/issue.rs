@@ -690,6 +690,7 @@ impl Sm {
                     now,
                     &mut self.units[u.index()],
                     ti.initiation,
+                    ti.latency,
                 );
                 if !ti.writes.is_empty() {
                     let wb = exec + u64::from(ti.latency) + WRITEBACK_STAGES;

@@ -98,6 +98,16 @@ pub struct OperandCollector {
     /// Dispatch port of memory instructions (one, in front of the LD/ST
     /// unit).
     mem_port: u64,
+    /// `opcoll.unit_result_slots`: one result per functional unit per
+    /// cycle, and the oldest instruction waiting for a unit first.
+    result_slots_on: bool,
+    /// Per unit kind ([`Unit::index`]) and unit, the cycles in which an
+    /// instruction it accepted produces its result (`exec + latency`),
+    /// those not yet past.
+    result_slots: [Vec<Vec<u64>>; 4],
+    /// Per collector set, the instructions dispatched and not yet taken
+    /// by a unit when booked: `(dispatch, exec)`, in issue order.
+    waiting: [Vec<(u64, u64)>; 2],
 }
 
 /// The collector set index of a non-memory unit.
@@ -120,6 +130,9 @@ impl OperandCollector {
             bank_free: vec![0; o.reg_banks.max(1) as usize],
             bank_writes: vec![(0, 0); o.reg_banks.max(1) as usize],
             mem_port: 0,
+            result_slots_on: o.unit_result_slots,
+            result_slots: Default::default(),
+            waiting: Default::default(),
         }
     }
 
@@ -165,9 +178,12 @@ impl OperandCollector {
     /// Schedules a non-memory instruction of `unit` issued at `now` by
     /// warp slot `slot` reading `regs`, whose functional unit pool is
     /// `exec_units`: books a collector unit, the bank reads, a dispatch
-    /// port and the functional unit (for `initiation` cycles). Returns the
-    /// cycle the functional unit accepts it. The caller has checked that
-    /// the set has a free collector unit at `now`.
+    /// port and the functional unit (for `initiation` cycles; with
+    /// `opcoll.unit_result_slots` also its result cycle `exec + latency`
+    /// on that unit). Returns the cycle the functional unit accepts it.
+    /// The caller has checked that the set has a free collector unit at
+    /// `now`.
+    #[allow(clippy::too_many_arguments)]
     pub fn collect(
         &mut self,
         unit: Unit,
@@ -176,22 +192,35 @@ impl OperandCollector {
         now: u64,
         exec_units: &mut UnitPool,
         initiation: u32,
+        latency: u32,
     ) -> u64 {
         let collected = self.read(regs, slot, now + 2);
-        let set = &mut self.sets[set_of(unit)];
+        let si = set_of(unit);
+        let set = &mut self.sets[si];
         let cu = set.units.free(now).unwrap_or(0);
         // Dispatch the cycle after the last read (a unit with nothing to
         // read dispatches the cycle after it was allocated).
         let (dispatch, port) = set.dispatch_port(collected.max(now + 2));
         // The functional unit takes it the next cycle, or when free.
-        let (k, free) = exec_units
-            .busy_until
-            .iter()
-            .copied()
-            .enumerate()
-            .min_by_key(|&(i, b)| (b, i))
-            .unwrap_or((0, 0));
-        let exec = (dispatch + 1).max(free);
+        let (k, exec) = if self.result_slots_on {
+            Self::unit_with_result_slot(
+                &mut self.result_slots[unit.index()],
+                &mut self.waiting[si],
+                exec_units,
+                now,
+                dispatch,
+                u64::from(latency),
+            )
+        } else {
+            let (k, free) = exec_units
+                .busy_until
+                .iter()
+                .copied()
+                .enumerate()
+                .min_by_key(|&(i, b)| (b, i))
+                .unwrap_or((0, 0));
+            (k, (dispatch + 1).max(free))
+        };
         exec_units.book(k, exec + u64::from(initiation.max(1)));
         // The port holds the instruction until the unit takes it.
         set.ports[port] = exec;
@@ -199,6 +228,62 @@ impl OperandCollector {
         // an instruction issued the cycle before.
         set.units.book(cu, dispatch - 1);
         exec
+    }
+
+    /// GPGPU-Sim's `simd_function_unit::can_issue` and
+    /// `shader_core_ctx::execute`: a unit accepts an instruction of latency
+    /// `latency` at `e` only if it is free (`busy_until`) and none of the
+    /// instructions it accepted before produces its result at `e +
+    /// latency` (the `occupied` bit vector: one result per unit per
+    /// cycle, so a short instruction cannot enter right behind a longer
+    /// one that finishes with it); and the units take the oldest waiting
+    /// instruction of the set first (`register_set::get_ready`), so one
+    /// dispatched before this one (in issue order) and still waiting at
+    /// `e` holds it back. Returns the unit and the cycle it accepts the
+    /// instruction dispatched at `dispatch`, and books the result slot.
+    fn unit_with_result_slot(
+        slots: &mut Vec<Vec<u64>>,
+        waiting: &mut Vec<(u64, u64)>,
+        exec_units: &UnitPool,
+        now: u64,
+        dispatch: u64,
+        latency: u64,
+    ) -> (usize, u64) {
+        let n = exec_units.busy_until.len();
+        if slots.len() != n {
+            slots.resize(n, Vec::new());
+        }
+        // Results and waiting instructions before this one's earliest
+        // cycle cannot constrain it (nor any later instruction: every
+        // later one is issued at `now` or after and dispatched at least
+        // two cycles later).
+        for s in slots.iter_mut() {
+            s.retain(|&r| r > now);
+        }
+        waiting.retain(|&(_, x)| x > now);
+        let mut e = dispatch + 1;
+        loop {
+            // The oldest waiting instruction goes first.
+            let held = waiting
+                .iter()
+                .filter(|&&(d, x)| d < e && x > e)
+                .map(|&(_, x)| x)
+                .max();
+            if let Some(x) = held {
+                e = x;
+                continue;
+            }
+            let unit = (0..n)
+                .find(|&k| exec_units.busy_until[k] <= e && !slots[k].contains(&(e + latency)));
+            match unit {
+                Some(k) => {
+                    slots[k].push(e + latency);
+                    waiting.push((dispatch, e));
+                    return (k, e);
+                }
+                None => e += 1,
+            }
+        }
     }
 
     /// Schedules a memory instruction issued at `now` by warp slot `slot`
@@ -237,7 +322,7 @@ mod tests {
         let mut sp = UnitPool::new(2);
         // Issue at 10: collector at 11, reads at 12, dispatch at 13,
         // execute at 14.
-        assert_eq!(oc.collect(Unit::Sp, 0, &[1, 2], 10, &mut sp, 1), 14);
+        assert_eq!(oc.collect(Unit::Sp, 0, &[1, 2], 10, &mut sp, 1, 4), 14);
     }
 
     #[test]
@@ -248,11 +333,14 @@ mod tests {
         let mut sp = UnitPool::new(2);
         // Registers 3 and 3 + banks share a bank: reads at 12 and 13,
         // dispatch at 14, execute at 15.
-        assert_eq!(oc.collect(Unit::Sp, 0, &[3, 3 + banks], 10, &mut sp, 1), 15);
+        assert_eq!(
+            oc.collect(Unit::Sp, 0, &[3, 3 + banks], 10, &mut sp, 1, 4),
+            15
+        );
         // Warp slot 1 shifts the mapping: register 2 of slot 1 is in bank
         // 3 too, whose next free read cycle is 14.
         let mut sp2 = UnitPool::new(2);
-        assert_eq!(oc.collect(Unit::Sp, 1, &[2], 12, &mut sp2, 1), 16);
+        assert_eq!(oc.collect(Unit::Sp, 1, &[2], 12, &mut sp2, 1, 4), 16);
     }
 
     #[test]
@@ -261,13 +349,13 @@ mod tests {
         let mut oc = OperandCollector::new(&cfg);
         // One SFU with an initiation interval of 8.
         let mut sfu = UnitPool::new(1);
-        let e1 = oc.collect(Unit::Sfu, 0, &[1], 0, &mut sfu, 8);
+        let e1 = oc.collect(Unit::Sfu, 0, &[1], 0, &mut sfu, 8, 4);
         assert_eq!(e1, 4);
         // The next one is collected by cycle 3 but waits for the unit
         // (free at 12); the SFU set's single port is held until then.
-        let e2 = oc.collect(Unit::Sfu, 1, &[5], 1, &mut sfu, 8);
+        let e2 = oc.collect(Unit::Sfu, 1, &[5], 1, &mut sfu, 8, 4);
         assert_eq!(e2, 12);
-        let e3 = oc.collect(Unit::Sfu, 2, &[9], 2, &mut sfu, 8);
+        let e3 = oc.collect(Unit::Sfu, 2, &[9], 2, &mut sfu, 8, 4);
         assert_eq!(e3, 20);
     }
 
@@ -278,8 +366,8 @@ mod tests {
         let mut oc = OperandCollector::new(&cfg);
         let mut sp = UnitPool::new(2);
         assert!(oc.has_free(Unit::Sp, 0));
-        oc.collect(Unit::Sp, 0, &[1], 0, &mut sp, 1);
-        oc.collect(Unit::Sp, 1, &[1], 0, &mut sp, 1);
+        oc.collect(Unit::Sp, 0, &[1], 0, &mut sp, 1, 4);
+        oc.collect(Unit::Sp, 1, &[1], 0, &mut sp, 1, 4);
         // Both units dispatch at 3 (ports: 2) and take new instructions
         // then: none is free for an instruction issued at 1, both for one
         // issued at 2.
@@ -299,6 +387,32 @@ mod tests {
     }
 
     #[test]
+    fn one_result_per_unit_per_cycle_and_the_oldest_first() {
+        let mut cfg = gtx();
+        cfg.opcoll.unit_result_slots = true;
+        let mut oc = OperandCollector::new(&cfg);
+        let mut sp = UnitPool::new(2);
+        // Two fmas (latency 5) issued at 10 execute at 14 on units 0 and
+        // 1: results at 19 on both.
+        assert_eq!(oc.collect(Unit::Sp, 0, &[1], 10, &mut sp, 1, 5), 14);
+        assert_eq!(oc.collect(Unit::Sp, 1, &[1], 10, &mut sp, 1, 5), 14);
+        // An add (latency 4) issued at 11 would execute at 15 and finish
+        // at 19 too: it waits for 16 (result at 20).
+        assert_eq!(oc.collect(Unit::Sp, 2, &[3], 11, &mut sp, 1, 4), 16);
+        // An fma issued at 11, dispatched at 14 after the add, could
+        // execute at 15 (unit 1 is free, result 20 is not taken on it)
+        // but the add waiting at 15 goes first: 16, on the other unit.
+        assert_eq!(oc.collect(Unit::Sp, 3, &[5], 11, &mut sp, 1, 5), 16);
+        // Off (the presets), the add executes at 15 and the fma too.
+        let mut off = OperandCollector::new(&gtx());
+        let mut sp = UnitPool::new(2);
+        off.collect(Unit::Sp, 0, &[1], 10, &mut sp, 1, 5);
+        off.collect(Unit::Sp, 1, &[1], 10, &mut sp, 1, 5);
+        assert_eq!(off.collect(Unit::Sp, 2, &[3], 11, &mut sp, 1, 4), 15);
+        assert_eq!(off.collect(Unit::Sp, 3, &[5], 11, &mut sp, 1, 5), 15);
+    }
+
+    #[test]
     fn a_write_takes_its_bank_for_its_cycle() {
         let cfg = gtx();
         let mut oc = OperandCollector::new(&cfg);
@@ -306,9 +420,9 @@ mod tests {
         // A result written to bank 1 at cycle 12 pushes a read of bank 1
         // from 12 to 13: dispatch 14, execute 15.
         oc.write(&[1], 0, 12);
-        assert_eq!(oc.collect(Unit::Sp, 0, &[1], 10, &mut sp, 1), 15);
+        assert_eq!(oc.collect(Unit::Sp, 0, &[1], 10, &mut sp, 1, 4), 15);
         // Another bank is unaffected.
         let mut sp2 = UnitPool::new(2);
-        assert_eq!(oc.collect(Unit::Sp, 0, &[2], 10, &mut sp2, 1), 14);
+        assert_eq!(oc.collect(Unit::Sp, 0, &[2], 10, &mut sp2, 1, 4), 14);
     }
 }

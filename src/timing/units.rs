@@ -5,7 +5,7 @@
 use crate::config::GpuConfig;
 use crate::func::OpClass;
 use crate::func::layout::KernelInfo;
-use crate::ir::{Kernel, Opcode, RegRef, Space};
+use crate::ir::{Kernel, Opcode, Operand, RegRef, Space};
 use crate::timing::scoreboard::RegMask;
 
 /// The execution resources an instruction is dispatched to (DESIGN §3).
@@ -82,10 +82,54 @@ fn latency_index(op: Opcode) -> Option<usize> {
     }
 }
 
+/// The number in a PTX register's name, as GPGPU-Sim's parser gives it
+/// (`arch_regnum`: `sscanf("%d")` from the first digit, `%sp` is 0): `%f40`
+/// is 40, `%rd3` is 3. `None` for a name without a digit (GPGPU-Sim's -1:
+/// no register-bank access).
+pub fn name_number(name: &str) -> Option<u32> {
+    if name == "%sp" {
+        return Some(0);
+    }
+    let start = name.find(|c: char| c.is_ascii_digit())?;
+    let digits: String = name[start..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    // GPGPU-Sim's `%d` into an int: a number too large for it is not a
+    // register number any PTX compiler writes; keep it in range.
+    Some(
+        digits
+            .parse::<u64>()
+            .map_or(u32::MAX, |n| n.min(u64::from(i32::MAX as u32)) as u32),
+    )
+}
+
 /// Builds the timing table of `kernel`.
 pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<TimingInst> {
     let nregs = kernel.regs.len() as u32;
     let lat = &cfg.latency;
+    let by_name: Vec<Option<u32>> = if cfg.opcoll.bank_by_name {
+        kernel.regs.iter().map(|r| name_number(&r.name)).collect()
+    } else {
+        Vec::new()
+    };
+    // The number `(number + warp slot) % reg_banks` banks register `r` by.
+    let bank_number = |r: u32| {
+        if cfg.opcoll.bank_by_name {
+            by_name.get(r as usize).copied().flatten()
+        } else {
+            Some(r)
+        }
+    };
+    // The bank number of predicate `p` with `opcoll.predicate_banks`: its
+    // name's number (GPGPU-Sim), or its index after the registers'.
+    let pred_bank_number = |p: u32| {
+        if cfg.opcoll.bank_by_name {
+            kernel.preds.get(p as usize).and_then(|n| name_number(n))
+        } else {
+            Some(nregs + p)
+        }
+    };
     kernel
         .insts
         .iter()
@@ -132,19 +176,36 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
             let mut reads: Vec<u32> = info.reads[i]
                 .iter()
                 .filter_map(|r| match *r {
-                    RegRef::Reg(r) => Some(r.0),
+                    RegRef::Reg(r) => bank_number(r.0),
                     RegRef::Pred(_) => None,
                 })
                 .collect();
+            if cfg.opcoll.predicate_banks {
+                // Predicate operands (not the guard) are registers too.
+                reads.extend(inst.srcs().iter().filter_map(|o| match *o {
+                    Operand::Pred { id, .. } => pred_bank_number(id.0),
+                    _ => None,
+                }));
+            }
             reads.sort_unstable();
             reads.dedup();
             let mut dests: Vec<u32> = info.writes[i]
                 .iter()
                 .filter_map(|r| match *r {
-                    RegRef::Reg(r) => Some(r.0),
+                    RegRef::Reg(r) => bank_number(r.0),
                     RegRef::Pred(_) => None,
                 })
                 .collect();
+            if cfg.opcoll.predicate_banks {
+                dests.extend(
+                    [&inst.dst, &inst.dst2]
+                        .into_iter()
+                        .filter_map(|o| match *o {
+                            Operand::Pred { id, .. } => pred_bank_number(id.0),
+                            _ => None,
+                        }),
+                );
+            }
             dests.sort_unstable();
             dests.dedup();
             let space = inst.mods.space;
@@ -231,5 +292,21 @@ impl UnitPool {
     /// Earliest cycle after `now` at which a busy unit frees up.
     pub fn next_free(&self, now: u64) -> Option<u64> {
         self.busy_until.iter().copied().filter(|&b| b > now).min()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_number;
+
+    #[test]
+    fn a_register_is_numbered_by_the_digits_of_its_name() {
+        // GPGPU-Sim's parser: the first run of digits (`sscanf("%d")`).
+        assert_eq!(name_number("%f40"), Some(40));
+        assert_eq!(name_number("%rd3"), Some(3));
+        assert_eq!(name_number("%r_12x7"), Some(12));
+        // `%sp` is register 0; a name without a digit has no number.
+        assert_eq!(name_number("%sp"), Some(0));
+        assert_eq!(name_number("%acc"), None);
     }
 }
