@@ -621,8 +621,9 @@ fn the_l1d_latency_queue_looks_tags_up_at_its_head() {
         );
         assert_eq!(gap_mq(8, 0, 8), gap(8, 0));
     }
+}
 
-/// (i) A functional unit produces one result per cycle
+/// (j) A functional unit produces one result per cycle
 /// (`opcoll.unit_result_slots`; GPGPU-Sim: `simd_function_unit::occupied`,
 /// which `can_issue` tests at the instruction's latency). `result_slot`
 /// issues an fp32 fma (latency `fp32[3]` = 5) at cycle t and an
@@ -670,7 +671,7 @@ fn a_unit_produces_one_result_per_cycle() {
     );
 }
 
-/// (j) Predicate operands are register operands
+/// (k) Predicate operands are register operands
 /// (`opcoll.predicate_banks`; GPGPU-Sim puts a PTX predicate operand in
 /// `arch_reg.src` like any register, and the operand collector reads it
 /// from a bank). In `pred_chain`, `not.pred` reads the `setp`'s predicate

@@ -190,9 +190,17 @@ fn dependent_loads_pay_row_hits_and_row_misses() {
         // With the request crossbar a request joins its SM's input the
         // cycle after it is sent (the memory system has run that cycle).
         let join = u64::from(cfg.icnt.request_crossbar);
+        // The L1D pipeline: the miss leaves `miss_latency` cycles after
+        // the LD/ST unit; with the L1D latency queue it is looked up
+        // `latency_queue` cycles after it and leaves `miss_latency` −
+        // `latency_queue` (at least 0) later, through the miss queue,
+        // which takes the cycle after the lookup.
+        let q = &cfg.l1d;
+        let l1d_pipeline = u64::from(q.miss_latency.max(q.latency_queue))
+            + u64::from(q.latency_queue > 0 && q.miss_queue > 0);
         let hit = (MEM_STAGES
             + join
-            + u64::from(cfg.l1d.miss_latency)
+            + l1d_pipeline
             + serial(0)
             + u64::from(cfg.icnt.latency)
             + u64::from(cfg.l2.latency)
