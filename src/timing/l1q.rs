@@ -25,10 +25,14 @@
 //! `miss_queue_full(1)` in `rd_miss_base`).
 //!
 //! Host cost: the queue is stepped only while it holds a request, and the
-//! SM sleeps while its head waits for a reply: the stages are advanced
-//! over the cycles it slept (a request `i` places from the head is in
-//! stage max(`i`, stage − cycles)), and it is woken when the head reaches
-//! stage 0.
+//! SM sleeps while its head waits for a reply (it is woken when the head
+//! reaches stage 0). No stage is stored or moved: a request that entered
+//! at cycle `e` would be looked up at `e + latency_queue` if nothing
+//! blocked it, and the one `i` places from the head is at stage
+//! max(`i`, that cycle − now). Since at most one request leaves per cycle
+//! and a request that is blocked sits right behind the one ahead of it,
+//! this is what moving every request down one free stage each cycle
+//! gives; only the head's stage is ever needed.
 
 use crate::timing::coalescer::LineRequest;
 use crate::timing::memsys::MemSys;
@@ -42,8 +46,9 @@ pub const L1Q_STORE: u32 = u32::MAX;
 pub struct L1qEntry {
     /// The line request.
     pub req: LineRequest,
-    /// Its stage (0: looked up this cycle or the next).
-    pub stage: u32,
+    /// The cycle at which it reaches stage 0 when nothing ahead of it
+    /// blocks it (it entered `l1d.latency_queue` cycles before).
+    pub lookup_at: u64,
     /// Warp slot.
     pub slot: u32,
     /// In-flight record of a load (unused for a store).
@@ -81,7 +86,6 @@ impl Sm {
         if self.l1q.len() >= depth {
             return false;
         }
-        debug_assert!(self.l1q.is_empty() || self.l1q_at == now);
         let job = self.ldst_job.as_mut().expect("job");
         let (slot, inflight) = (job.slot, job.inflight);
         let load = if job.kind == JobKind::Load {
@@ -114,31 +118,17 @@ impl Sm {
         };
         self.l1q.push_back(L1qEntry {
             req: r,
-            stage: self.l1q_depth - 1,
+            lookup_at: now + u64::from(self.l1q_depth),
             slot,
             inflight,
             load,
         });
-        self.l1q_at = now;
         true
     }
 
-    /// Moves every request down `cycles` stages as far as the requests
-    /// ahead of it let it (the one `i` places from the head stops at stage
-    /// `i`).
-    fn l1q_advance(&mut self, cycles: u64) {
-        if cycles == 0 {
-            return;
-        }
-        for (i, e) in self.l1q.iter_mut().enumerate() {
-            let to = u64::from(e.stage).saturating_sub(cycles).max(i as u64);
-            e.stage = to as u32;
-        }
-    }
-
     /// One cycle of the L1D latency queue at `now`, before the issue stage:
-    /// looks the head up if it is in stage 0 and moves the others down
-    /// (sets `l1q_stall` to the head's reservation failure).
+    /// looks the head up if it is in stage 0 (sets `l1q_stall` to its
+    /// reservation failure); the others move down with the clock.
     pub(crate) fn l1q_step(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
         if self.l1q.is_empty() && self.l1_missq.is_empty() {
             return;
@@ -157,14 +147,9 @@ impl Sm {
         if self.l1q.is_empty() {
             return;
         }
-        // The SM slept since the last step: the head did not reach stage
-        // 0 meanwhile (it is woken when it does), or waited there for a
-        // reply.
-        self.l1q_advance(now - self.l1q_at - 1);
-        self.l1q_at = now;
         let head = self.l1q[0];
         self.l1q_stall = LdStStall::None;
-        if head.stage == 0 {
+        if head.lookup_at <= now {
             let cfg = ctx.cfg;
             let depth = u64::from(self.l1q_depth);
             let miss_delay = u64::from(cfg.l1d.miss_latency).saturating_sub(depth);
@@ -201,7 +186,6 @@ impl Sm {
                 self.active = true;
             }
         }
-        self.l1q_advance(1);
     }
 
     /// Counts one looked-up request of load record `i`; after its last,
@@ -233,9 +217,10 @@ impl Sm {
     /// the SM); `None` if it is empty or its head waits for a reply.
     pub(crate) fn l1q_next(&self, now: u64) -> Option<u64> {
         let head = self.l1q.front()?;
-        if head.stage == 0 && self.l1q_stall == LdStStall::Mshr {
+        // Its stage after this cycle's step is max(0, lookup_at − now − 1).
+        if head.lookup_at <= now + 1 && self.l1q_stall == LdStStall::Mshr {
             return None;
         }
-        Some(now + 1 + u64::from(head.stage))
+        Some(head.lookup_at.max(now + 1))
     }
 }

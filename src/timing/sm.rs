@@ -439,8 +439,6 @@ pub struct Sm {
     pub l1q: std::collections::VecDeque<crate::timing::l1q::L1qEntry>,
     /// `l1d.latency_queue` (0: no queue).
     pub l1q_depth: u32,
-    /// The cycle whose end the stages in `l1q` describe.
-    pub l1q_at: u64,
     /// The L1D latency queue head's reservation failure this cycle.
     pub l1q_stall: LdStStall,
     /// Loads with requests in the L1D latency queue (reused records).
@@ -560,8 +558,10 @@ pub struct Sm {
     pub groups: Vec<UnitGroup>,
     /// Incremental issue: warps to re-evaluate at the next run.
     pub dirty: Vec<u32>,
-    /// Incremental issue: (cycle, slot) at which a cached reason expires.
-    pub reason_timers: Vec<(u64, u32)>,
+    /// Incremental issue: (cycle, slot) at which a cached reason expires,
+    /// earliest first (a min-heap: an expiry pops only what is due instead
+    /// of walking every timer).
+    pub reason_timers: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u32)>>,
     /// Incremental issue: the earliest of `reason_timers`.
     pub next_reason_timer: u64,
     /// Barrier-phase sums of the CTAs finished in the current launch
@@ -625,7 +625,6 @@ impl Sm {
             mem_queue_cap: cfg.opcoll.mem_queue as usize,
             l1q: std::collections::VecDeque::new(),
             l1q_depth: cfg.l1d.latency_queue,
-            l1q_at: 0,
             l1q_stall: LdStStall::None,
             l1q_loads: Vec::new(),
             l1_missq: std::collections::VecDeque::new(),
@@ -687,7 +686,7 @@ impl Sm {
             fixed_counts: [0; 11],
             groups: vec![UnitGroup::default(); ns * UNITS],
             dirty: Vec::new(),
-            reason_timers: Vec::new(),
+            reason_timers: Default::default(),
             next_reason_timer: u64::MAX,
             barrier_counters: Default::default(),
             timeline: None,

@@ -243,7 +243,7 @@ impl Sm {
     /// expires then).
     pub(crate) fn wake_at_cycle(&mut self, slot: u32, at: u64) {
         if self.incremental && at != u64::MAX {
-            self.reason_timers.push((at, slot));
+            self.reason_timers.push(std::cmp::Reverse((at, slot)));
             self.next_reason_timer = self.next_reason_timer.min(at);
         }
     }
@@ -254,22 +254,18 @@ impl Sm {
         if now < self.next_reason_timer {
             return;
         }
-        let mut next = u64::MAX;
-        let mut timers = std::mem::take(&mut self.reason_timers);
-        timers.retain(|&(at, slot)| {
-            if at <= now {
-                let is = &mut self.issue_slots[slot as usize];
-                if !is.dirty {
-                    is.dirty = true;
-                    self.dirty.push(slot);
-                }
-                false
-            } else {
-                next = next.min(at);
-                true
+        while let Some(&std::cmp::Reverse((at, slot))) = self.reason_timers.peek() {
+            if at > now {
+                break;
             }
-        });
-        self.reason_timers = timers;
+            self.reason_timers.pop();
+            let is = &mut self.issue_slots[slot as usize];
+            if !is.dirty {
+                is.dirty = true;
+                self.dirty.push(slot);
+            }
+        }
+        let next = self.reason_timers.peek().map_or(u64::MAX, |t| t.0.0);
         self.next_reason_timer = next;
     }
 }
