@@ -49,16 +49,7 @@ impl BitGather {
     fn new(mask: u64) -> BitGather {
         let mut runs = [(0, 0, 0); BitGather::RUNS];
         let mut n = 0;
-        let mut pos = 0;
-        let mut m = mask;
-        while m != 0 {
-            let lo = m.trailing_zeros();
-            let run = (m >> lo).trailing_ones();
-            let ones = if run >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << run) - 1
-            };
+        for run in bit_runs(mask) {
             if n == BitGather::RUNS {
                 return BitGather {
                     mask,
@@ -66,10 +57,8 @@ impl BitGather {
                     n: u8::MAX,
                 };
             }
-            runs[n] = (lo, pos, ones);
+            runs[n] = run;
             n += 1;
-            pos += run;
-            m &= !(ones << lo);
         }
         BitGather {
             mask,
@@ -111,10 +100,21 @@ pub struct AddrMap {
 pub fn pack_bits(mask: u64, value: u64) -> u64 {
     // One step per run of adjacent mask bits (GPGPU-Sim's masks have one
     // to three runs).
-    let mut out = 0;
-    let mut pos = 0;
+    bit_runs(mask).fold(0, |out, (lo, pos, ones)| {
+        out | ((value >> lo) & ones) << pos
+    })
+}
+
+/// The runs of adjacent bits set in `mask`, lowest first: each run's lowest
+/// bit, its position once the runs are packed together, and a mask of as
+/// many ones as it is long.
+fn bit_runs(mask: u64) -> impl Iterator<Item = (u32, u32, u64)> {
     let mut m = mask;
-    while m != 0 {
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        if m == 0 {
+            return None;
+        }
         let lo = m.trailing_zeros();
         let run = (m >> lo).trailing_ones();
         let ones = if run >= 64 {
@@ -122,11 +122,11 @@ pub fn pack_bits(mask: u64, value: u64) -> u64 {
         } else {
             (1u64 << run) - 1
         };
-        out |= ((value >> lo) & ones) << pos;
+        let at = pos;
         pos += run;
         m &= !(ones << lo);
-    }
-    out
+        Some((lo, at, ones))
+    })
 }
 
 /// The inverse of [`pack_bits`]: spreads the low bits of `packed` over the

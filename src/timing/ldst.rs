@@ -25,10 +25,7 @@ use crate::timing::cache::{Evicted, ReservationFail};
 use crate::timing::coalescer::{bank_conflict_degree, coalesce, coalesce_atomic};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::opcoll::WRITEBACK_STAGES;
-use crate::timing::sm::{
-    InflightMem, JobKind, LaunchCtx, LdStStall, Mshr, QueuedMem, Sm, SmEvent, WarpSlot,
-};
-use crate::timing::victim_tags::VictimTags;
+use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, LdStStall, Mshr, QueuedMem, Sm, SmEvent};
 
 /// `Sm::mshr_lines` of an MSHR not in use (no line address is this large).
 pub const NO_LINE: u64 = u64::MAX;
@@ -558,14 +555,7 @@ impl Sm {
                 Err(ReservationFail) => return Err(LdStStall::Mshr),
                 Ok((w, evicted)) => {
                     if let Some(ev) = evicted {
-                        l1d_evicted(
-                            &mut self.stats.l1d.evictions,
-                            &self.live_slots,
-                            &self.live_by_dyn_id,
-                            &self.warps,
-                            &mut self.vta,
-                            ev,
-                        );
+                        self.l1d_evicted(ev);
                     }
                     Some(w as u32)
                 }
@@ -664,6 +654,32 @@ impl Sm {
         true
     }
 
+    /// Counts an L1D eviction and puts the line into the victim tags of
+    /// the warp that brought it, if that warp is still live.
+    fn l1d_evicted(&mut self, ev: Evicted) {
+        self.stats.l1d.evictions += 1;
+        // The live warp with the owner's id (ids are unique among live warps).
+        let p = self.live_by_dyn_id.partition_point(|&(d, _)| d < ev.owner);
+        if let Some(&(d, s)) = self.live_by_dyn_id.get(p)
+            && d == ev.owner
+        {
+            debug_assert_eq!(
+                self.live_slots
+                    .iter()
+                    .find(|&&x| self.warps[x as usize].dyn_id == ev.owner),
+                Some(&s)
+            );
+            self.vta.insert(s, ev.line);
+        } else {
+            debug_assert!(
+                !self
+                    .live_slots
+                    .iter()
+                    .any(|&x| self.warps[x as usize].dyn_id == ev.owner)
+            );
+        }
+    }
+
     /// A reply from L2 reached this SM. Sets `changed` if it can let
     /// something issue or proceed (an instruction completed, an MSHR freed
     /// for a stalled LD/ST unit, an I-cache line a warp waits for).
@@ -683,14 +699,7 @@ impl Sm {
                     None => self.l1d.fill(line, owner, false),
                 };
                 if let Some(ev) = evicted {
-                    l1d_evicted(
-                        &mut self.stats.l1d.evictions,
-                        &self.live_slots,
-                        &self.live_by_dyn_id,
-                        &self.warps,
-                        &mut self.vta,
-                        ev,
-                    );
+                    self.l1d_evicted(ev);
                 }
                 let waiters = std::mem::take(&mut self.mshrs[i].waiters);
                 self.mshrs[i].used = false;
@@ -768,38 +777,6 @@ impl Sm {
         if long {
             self.views[slot].long_pending -= 1;
         }
-    }
-}
-
-/// Counts an L1D eviction and puts the line into the victim tags of the
-/// warp that brought it, if that warp is still live.
-fn l1d_evicted(
-    evictions: &mut u64,
-    live_slots: &[u32],
-    live_by_dyn_id: &[(u32, u32)],
-    warps: &[WarpSlot],
-    vta: &mut VictimTags,
-    ev: Evicted,
-) {
-    *evictions += 1;
-    // The live warp with the owner's id (ids are unique among live warps).
-    let p = live_by_dyn_id.partition_point(|&(d, _)| d < ev.owner);
-    if let Some(&(d, s)) = live_by_dyn_id.get(p)
-        && d == ev.owner
-    {
-        debug_assert_eq!(
-            live_slots
-                .iter()
-                .find(|&&x| warps[x as usize].dyn_id == ev.owner),
-            Some(&s)
-        );
-        vta.insert(s, ev.line);
-    } else {
-        debug_assert!(
-            !live_slots
-                .iter()
-                .any(|&x| warps[x as usize].dyn_id == ev.owner)
-        );
     }
 }
 
