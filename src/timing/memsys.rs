@@ -123,6 +123,17 @@ struct Slice {
     /// occupancy, with the request crossbar).
     rop_ready: usize,
     rop_ready_accesses: u64,
+    /// With `l2.rop_transfer`: sector accesses moved from the ROP stage
+    /// into the input queue and looked up, both since the start, and the
+    /// cycle `moved` was brought up to date (the queue holds
+    /// `moved - looked`).
+    moved: u64,
+    looked: u64,
+    /// With `l2.rop_transfer`: the `rop` entry whose sectors move next,
+    /// how many of them have moved, and the first cycle the next may.
+    unmoved_idx: usize,
+    unmoved_part: u64,
+    move_free: u64,
     /// Tests: the cycles packets entered `rop`.
     #[cfg(test)]
     entered: Vec<u64>,
@@ -233,6 +244,8 @@ pub struct MemSys {
     slice_busy: Vec<u64>,
     /// Sector accesses a slice's input queue holds past the ROP delay.
     l2_input_queue: u64,
+    /// `l2.rop_transfer`.
+    rop_transfer: bool,
     /// Bytes per cycle a slice reads out for a write-back (0: free).
     l2_data_port: u64,
     /// Per SM port: the start cycle of its oldest packet not yet started
@@ -313,6 +326,7 @@ impl MemSys {
             slice_in_free: vec![0; slices as usize],
             slice_busy: vec![0; slices as usize],
             l2_input_queue: u64::from(cfg.l2.input_queue.max(1)),
+            rop_transfer: cfg.l2.rop_transfer,
             l2_data_port: u64::from(cfg.l2.data_port_width),
             to_l2: EventQueue::new(),
             to_sm: EventQueue::new(),
@@ -323,6 +337,11 @@ impl MemSys {
                     rop: VecDeque::new(),
                     rop_ready: 0,
                     rop_ready_accesses: 0,
+                    moved: 0,
+                    looked: 0,
+                    unmoved_idx: 0,
+                    unmoved_part: 0,
+                    move_free: 0,
                     #[cfg(test)]
                     entered: Vec::new(),
                     next_lookup: 0,
@@ -602,6 +621,9 @@ impl MemSys {
     }
 
     fn step(&mut self, now: u64, atomics: &mut Vec<Packet>, replies: &mut Vec<Packet>) -> bool {
+        if std::env::var_os("HIST_PROBE").is_some() {
+            self.hist_probe(now);
+        }
         let mut active = self.request_arbitration(now);
         active |= self.slice_arrivals(now, atomics);
         active |= self.dram_returns(now);
@@ -689,7 +711,13 @@ impl MemSys {
                     continue;
                 }
                 self.count_rop_ready(s, now);
-                if self.slices[s].rop_ready_accesses > limit {
+                let held = if self.rop_transfer {
+                    self.update_moved(s, now);
+                    self.slices[s].moved - self.slices[s].looked
+                } else {
+                    self.slices[s].rop_ready_accesses
+                };
+                if held > limit {
                     // Until a lookup makes room.
                     self.eject_wake[s] = u64::MAX;
                     continue;
@@ -809,6 +837,22 @@ impl MemSys {
                 continue;
             }
             active = true;
+            if self.rop_transfer {
+                self.update_moved(s, now);
+                let a = self.accesses_of(&p);
+                let sl = &mut self.slices[s];
+                if sl.unmoved_idx == 0 {
+                    // Sectors of this packet the ROP stage had not moved
+                    // yet pass through the queue now, one per cycle.
+                    let left = a - sl.unmoved_part.min(a);
+                    sl.moved += left;
+                    sl.unmoved_part = 0;
+                    sl.move_free = sl.move_free.max(now + left);
+                } else {
+                    sl.unmoved_idx -= 1;
+                }
+                sl.looked += a;
+            }
             self.slices[s].rop.pop_front();
             if self.slices[s].rop_ready > 0 {
                 let a = self.accesses_of(&p);
@@ -904,6 +948,76 @@ impl MemSys {
             PacketKind::Atomic => 1,
             _ => self.sectors_of(p).count_ones().max(1),
         })
+    }
+
+    fn hist_probe(&mut self, now: u64) {
+        thread_local! { static ACC: std::cell::RefCell<(u64, u64, f64, f64, u64)> = const { std::cell::RefCell::new((0, 0, 0.0, 0.0, 0)) }; }
+        let n = self.slices.len();
+        let limit = self.l2_input_queue.saturating_sub(u64::from(self.sectors));
+        let mut q = 0.0;
+        let mut r = 0.0;
+        let mut gate = 0;
+        for s in 0..n {
+            self.count_rop_ready(s, now);
+            let qq = if self.rop_transfer {
+                self.update_moved(s, now);
+                self.slices[s].moved - self.slices[s].looked
+            } else {
+                self.slices[s].rop_ready_accesses
+            };
+            q += qq as f64;
+            r += (self.slices[s].rop_ready_accesses - qq.min(self.slices[s].rop_ready_accesses)) as f64;
+            if qq > limit {
+                gate += 1;
+            }
+        }
+        ACC.with(|a| {
+            let mut a = a.borrow_mut();
+            if a.0 == 0 {
+                a.0 = now;
+            }
+            a.1 += 1;
+            a.2 += q / n as f64;
+            a.3 += r / n as f64;
+            a.4 += gate;
+            if now >= a.0 + 5000 {
+                eprintln!("PROBE cyc={} steps={} q={:.1} ready_unmoved={:.1} gate_slice_steps={}", now, a.1, a.2 / a.1 as f64, a.3 / a.1 as f64, a.4);
+                *a = (now, 0, 0.0, 0.0, 0);
+            }
+        });
+    }
+
+    /// `l2.rop_transfer`: brings slice `s`'s count of sectors moved from
+    /// the ROP stage into its input queue up to `now`: one per cycle since
+    /// the last update, no more than have passed the ROP delay
+    /// (`count_rop_ready` first), and while the queue has room.
+    fn update_moved(&mut self, s: usize, now: u64) {
+        let cap = self.l2_input_queue;
+        loop {
+            let sl = &self.slices[s];
+            if sl.moved - sl.looked >= cap {
+                // Full: the next move waits for a lookup.
+                let sl = &mut self.slices[s];
+                sl.move_free = sl.move_free.max(now);
+                return;
+            }
+            let Some(&(ready, p, _)) = sl.rop.get(sl.unmoved_idx) else {
+                return;
+            };
+            let t = ready.max(sl.move_free);
+            if t > now {
+                return;
+            }
+            let a = self.accesses_of(&p);
+            let sl = &mut self.slices[s];
+            sl.moved += 1;
+            sl.unmoved_part += 1;
+            sl.move_free = t + 1;
+            if sl.unmoved_part >= a {
+                sl.unmoved_idx += 1;
+                sl.unmoved_part = 0;
+            }
+        }
     }
 
     /// Counts the entries of slice `s`'s ROP queue whose delay has ended by
