@@ -698,3 +698,49 @@ fn predicate_operands_are_read_from_the_register_banks() {
         "no operand to read: one cycle less"
     );
 }
+
+/// (l) The ROP stage's transfer into the slice's input queue
+/// (`l2.rop_transfer`, GPGPU-Sim's unbounded `m_rop`, which hands one
+/// sector request per cycle to `m_icnt_L2_queue`, and
+/// `memory_sub_partition::full(SECTOR_CHUNCK_SIZE)`, which looks at that
+/// queue only). The burst of (e) and (g): one load sends n = 32
+/// whole-line reads (a = 4 sector accesses each) to slice A, then a
+/// second load one line to slice B, behind them at the SM's crossbar
+/// input; a 1-cycle ROP delay and a 3-flit ejection buffer at A, so that
+/// what holds A's admissions backs up into the SM's input (as in (g)).
+///
+/// * Off, every sector past the ROP delay and not looked up counts
+///   against `l2.input_queue` = 8: A admits one line per a cycles (its
+///   lookup rate) and the second load is held (as in (g)).
+/// * On, the queue fills only while A's lookups cannot keep up with the
+///   one sector per cycle the ROP stage hands over, which they can (the
+///   reply buffer never fills: A's replies leave one packet per cycle):
+///   the backlog waits in the ROP stage, A admits one line per cycle, and
+///   the second load finishes exactly as with an unbounded input queue
+///   (the ejection buffer drains one packet per cycle, as fast as the
+///   crossbar fills it),
+///   for any queue of at least two lines (the gate needs room for a
+///   line's a sectors beside the one the transfer may have just moved).
+#[test]
+fn the_rop_stage_holds_the_backlog_not_the_input_queue() {
+    let n = 32u32;
+    let stride = 3072;
+    let far = 256;
+    let m = gather("rop_xfer", n, stride as u32, far as u32, n * 768);
+    let second_done = |sets: &[&str]| {
+        let mut all = vec!["l2.latency=1", "icnt.eject_buffer=3"];
+        all.extend_from_slice(sets);
+        let r = run(&m, &config(&all));
+        issued_at(&r.log, GATHER_ADD2) - issued_at(&r.log, GATHER_LD1)
+    };
+    let unbounded = second_done(&["l2.input_queue=65536"]);
+    let off = second_done(&["l2.input_queue=8", "l2.rop_transfer=false"]);
+    assert!(off > unbounded, "off: held ({off} against {unbounded} cycles)");
+    for q in [8u32, 16, 64] {
+        assert_eq!(
+            second_done(&[&format!("l2.input_queue={q}"), "l2.rop_transfer=true"]),
+            unbounded,
+            "rop_transfer, input queue {q}: the burst waits in the ROP stage"
+        );
+    }
+}

@@ -621,9 +621,6 @@ impl MemSys {
     }
 
     fn step(&mut self, now: u64, atomics: &mut Vec<Packet>, replies: &mut Vec<Packet>) -> bool {
-        if std::env::var_os("HIST_PROBE").is_some() {
-            self.hist_probe(now);
-        }
         let mut active = self.request_arbitration(now);
         active |= self.slice_arrivals(now, atomics);
         active |= self.dram_returns(now);
@@ -950,47 +947,12 @@ impl MemSys {
         })
     }
 
-    fn hist_probe(&mut self, now: u64) {
-        thread_local! { static ACC: std::cell::RefCell<(u64, u64, f64, f64, u64)> = const { std::cell::RefCell::new((0, 0, 0.0, 0.0, 0)) }; }
-        let n = self.slices.len();
-        let limit = self.l2_input_queue.saturating_sub(u64::from(self.sectors));
-        let mut q = 0.0;
-        let mut r = 0.0;
-        let mut gate = 0;
-        for s in 0..n {
-            self.count_rop_ready(s, now);
-            let qq = if self.rop_transfer {
-                self.update_moved(s, now);
-                self.slices[s].moved - self.slices[s].looked
-            } else {
-                self.slices[s].rop_ready_accesses
-            };
-            q += qq as f64;
-            r += (self.slices[s].rop_ready_accesses - qq.min(self.slices[s].rop_ready_accesses)) as f64;
-            if qq > limit {
-                gate += 1;
-            }
-        }
-        ACC.with(|a| {
-            let mut a = a.borrow_mut();
-            if a.0 == 0 {
-                a.0 = now;
-            }
-            a.1 += 1;
-            a.2 += q / n as f64;
-            a.3 += r / n as f64;
-            a.4 += gate;
-            if now >= a.0 + 5000 {
-                eprintln!("PROBE cyc={} steps={} q={:.1} ready_unmoved={:.1} gate_slice_steps={}", now, a.1, a.2 / a.1 as f64, a.3 / a.1 as f64, a.4);
-                *a = (now, 0, 0.0, 0.0, 0);
-            }
-        });
-    }
-
-    /// `l2.rop_transfer`: brings slice `s`'s count of sectors moved from
-    /// the ROP stage into its input queue up to `now`: one per cycle since
-    /// the last update, no more than have passed the ROP delay
-    /// (`count_rop_ready` first), and while the queue has room.
+    /// `l2.rop_transfer`: moves slice `s`'s sectors from the ROP stage
+    /// into its input queue up to `now`, in order, one per cycle, each no
+    /// earlier than its ROP delay ends, while the queue (`moved - looked`)
+    /// has room; a full queue's next move waits for a lookup (every lookup
+    /// and admission check brings the moves up to date first, so none
+    /// happens in between).
     fn update_moved(&mut self, s: usize, now: u64) {
         let cap = self.l2_input_queue;
         loop {
