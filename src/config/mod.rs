@@ -361,6 +361,15 @@ pub struct L2Config {
     /// full queue holds requests in the interconnect and blocks their
     /// SM's port.
     pub input_queue: u32,
+    /// With the request crossbar: the input queue holds only the sectors
+    /// moved into it from the ROP stage, one per cycle, while it has room
+    /// (GPGPU-Sim: `m_rop` is unbounded, `cache_cycle` moves one request
+    /// per cycle into `m_icnt_L2_queue`, and the slice takes a packet
+    /// while that queue has room for a line's sectors,
+    /// `memory_sub_partition::full(SECTOR_CHUNCK_SIZE)`). Ready sectors
+    /// the lookups keep up with never fill it. false: every sector past
+    /// the ROP delay and not looked up counts against `input_queue`.
+    pub rop_transfer: bool,
     /// Bytes per cycle a slice's data array reads out for a write-back
     /// (GPGPU-Sim's L2 data port width, the last field of
     /// `-gpgpu_cache:dl2`): a lookup or fill that evicts a dirty line
@@ -635,6 +644,7 @@ impl GpuConfig {
                 sector_bytes: 32,
                 fill_on_copy: true,
                 input_queue: 64,
+                rop_transfer: false,
                 data_port_width: 32,
             },
             dram: DramConfig {

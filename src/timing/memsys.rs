@@ -123,6 +123,17 @@ struct Slice {
     /// occupancy, with the request crossbar).
     rop_ready: usize,
     rop_ready_accesses: u64,
+    /// With `l2.rop_transfer`: sector accesses moved from the ROP stage
+    /// into the input queue and looked up, both since the start, and the
+    /// cycle `moved` was brought up to date (the queue holds
+    /// `moved - looked`).
+    moved: u64,
+    looked: u64,
+    /// With `l2.rop_transfer`: the `rop` entry whose sectors move next,
+    /// how many of them have moved, and the first cycle the next may.
+    unmoved_idx: usize,
+    unmoved_part: u64,
+    move_free: u64,
     /// Tests: the cycles packets entered `rop`.
     #[cfg(test)]
     entered: Vec<u64>,
@@ -233,6 +244,8 @@ pub struct MemSys {
     slice_busy: Vec<u64>,
     /// Sector accesses a slice's input queue holds past the ROP delay.
     l2_input_queue: u64,
+    /// `l2.rop_transfer`.
+    rop_transfer: bool,
     /// Bytes per cycle a slice reads out for a write-back (0: free).
     l2_data_port: u64,
     /// Per SM port: the start cycle of its oldest packet not yet started
@@ -313,6 +326,7 @@ impl MemSys {
             slice_in_free: vec![0; slices as usize],
             slice_busy: vec![0; slices as usize],
             l2_input_queue: u64::from(cfg.l2.input_queue.max(1)),
+            rop_transfer: cfg.l2.rop_transfer,
             l2_data_port: u64::from(cfg.l2.data_port_width),
             to_l2: EventQueue::new(),
             to_sm: EventQueue::new(),
@@ -323,6 +337,11 @@ impl MemSys {
                     rop: VecDeque::new(),
                     rop_ready: 0,
                     rop_ready_accesses: 0,
+                    moved: 0,
+                    looked: 0,
+                    unmoved_idx: 0,
+                    unmoved_part: 0,
+                    move_free: 0,
                     #[cfg(test)]
                     entered: Vec::new(),
                     next_lookup: 0,
@@ -689,7 +708,13 @@ impl MemSys {
                     continue;
                 }
                 self.count_rop_ready(s, now);
-                if self.slices[s].rop_ready_accesses > limit {
+                let held = if self.rop_transfer {
+                    self.update_moved(s, now);
+                    self.slices[s].moved - self.slices[s].looked
+                } else {
+                    self.slices[s].rop_ready_accesses
+                };
+                if held > limit {
                     // Until a lookup makes room.
                     self.eject_wake[s] = u64::MAX;
                     continue;
@@ -809,6 +834,22 @@ impl MemSys {
                 continue;
             }
             active = true;
+            if self.rop_transfer {
+                self.update_moved(s, now);
+                let a = self.accesses_of(&p);
+                let sl = &mut self.slices[s];
+                if sl.unmoved_idx == 0 {
+                    // Sectors of this packet the ROP stage had not moved
+                    // yet pass through the queue now, one per cycle.
+                    let left = a - sl.unmoved_part.min(a);
+                    sl.moved += left;
+                    sl.unmoved_part = 0;
+                    sl.move_free = sl.move_free.max(now + left);
+                } else {
+                    sl.unmoved_idx -= 1;
+                }
+                sl.looked += a;
+            }
             self.slices[s].rop.pop_front();
             if self.slices[s].rop_ready > 0 {
                 let a = self.accesses_of(&p);
@@ -904,6 +945,41 @@ impl MemSys {
             PacketKind::Atomic => 1,
             _ => self.sectors_of(p).count_ones().max(1),
         })
+    }
+
+    /// `l2.rop_transfer`: moves slice `s`'s sectors from the ROP stage
+    /// into its input queue up to `now`, in order, one per cycle, each no
+    /// earlier than its ROP delay ends, while the queue (`moved - looked`)
+    /// has room; a full queue's next move waits for a lookup (every lookup
+    /// and admission check brings the moves up to date first, so none
+    /// happens in between).
+    fn update_moved(&mut self, s: usize, now: u64) {
+        let cap = self.l2_input_queue;
+        loop {
+            let sl = &self.slices[s];
+            if sl.moved - sl.looked >= cap {
+                // Full: the next move waits for a lookup.
+                let sl = &mut self.slices[s];
+                sl.move_free = sl.move_free.max(now);
+                return;
+            }
+            let Some(&(ready, p, _)) = sl.rop.get(sl.unmoved_idx) else {
+                return;
+            };
+            let t = ready.max(sl.move_free);
+            if t > now {
+                return;
+            }
+            let a = self.accesses_of(&p);
+            let sl = &mut self.slices[s];
+            sl.moved += 1;
+            sl.unmoved_part += 1;
+            sl.move_free = t + 1;
+            if sl.unmoved_part >= a {
+                sl.unmoved_idx += 1;
+                sl.unmoved_part = 0;
+            }
+        }
     }
 
     /// Counts the entries of slice `s`'s ROP queue whose delay has ended by
