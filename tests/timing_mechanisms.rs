@@ -835,7 +835,10 @@ fn the_rop_stage_holds_the_backlog_not_the_input_queue() {
     };
     let unbounded = second_done(&["l2.input_queue=65536"]);
     let off = second_done(&["l2.input_queue=8", "l2.rop_transfer=false"]);
-    assert!(off > unbounded, "off: held ({off} against {unbounded} cycles)");
+    assert!(
+        off > unbounded,
+        "off: held ({off} against {unbounded} cycles)"
+    );
     for q in [8u32, 16, 64] {
         assert_eq!(
             second_done(&[&format!("l2.input_queue={q}"), "l2.rop_transfer=true"]),
