@@ -130,9 +130,14 @@ impl Sm {
         let w = &mut self.warps[slot as usize];
         let pc = w.fetch_pc;
         if pc >= n {
-            // The fall-through of a branch at the end of the code: nothing
-            // to fetch there; go to the real PC.
-            if let Some(npc) = w.redirect.take() {
+            // Past the end of the code (a fall-through): nothing to fetch.
+            // With the wrong path already in the I-buffer the scheduler
+            // flushes it; with an empty I-buffer (a control instruction
+            // last in the code) fetch goes to the real PC at once, where
+            // GPGPU-Sim fetches whatever code follows and flushes it.
+            if w.ibuf.is_empty()
+                && let Some(npc) = w.redirect.take()
+            {
                 w.fetch_pc = npc;
                 self.active = true;
                 self.mark_dirty(slot);

@@ -585,6 +585,10 @@ impl Sm {
         self.active = true;
         let si = slot as usize;
         self.mark_dirty(slot);
+        debug_assert!(
+            self.warps[si].redirect.is_none(),
+            "slot {slot} at {now}: issue on the wrong path"
+        );
         let head = self.warps[si]
             .ibuf
             .pop_front()
@@ -700,7 +704,17 @@ impl Sm {
                 // The next fetch is always the fall-through (GPGPU-Sim's
                 // `issue_warp`: `set_next_pc(pc + isize)`), which the
                 // I-buffer head or the fetch PC already is; any other PC
-                // is noticed later, by the scheduler.
+                // is noticed later, by the scheduler. Lanes that finish
+                // flush the I-buffer at once (GPGPU-Sim's
+                // `checkExecutionStatusAndUpdate`); fetch restarts at the
+                // fall-through all the same.
+                if d.exit {
+                    if !w.ibuf.is_empty() {
+                        self.stats.ibuffer_flushes += 1;
+                    }
+                    w.ibuf.clear();
+                    w.fetch_pc = head.pc + 1;
+                }
                 debug_assert_eq!(w.ibuf.front().map_or(w.fetch_pc, |e| e.pc), head.pc + 1);
                 if npc != head.pc + 1 {
                     w.redirect = Some(npc);
