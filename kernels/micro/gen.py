@@ -332,4 +332,31 @@ out.append("""
 }
 """)
 
+# Taken-branch fetch redirect (`core.branch_redirect`): one warp runs a loop
+# of 6 iterations whose uniform taken branch is the 4th (`branch_loop_even`:
+# the second of an I-buffer pair, so the branch empties the I-buffer) or
+# the 5th (`branch_loop_odd`: first of a pair, its fall-through fetched with
+# it) instruction of the body. The instruction at the loop head only reads
+# its own result of the previous iteration, the one after the loop nothing:
+# both issue as soon as they are fetched. Each kernel fits one I-cache line.
+for name, extra in (("branch_loop_even", ""), ("branch_loop_odd", "\tadd.u32 %r4, %r4, 3;\n")):
+    out.append(f"""
+.visible .entry {name}(.param .u64 out)
+{{
+""" + DECLS + f"""
+\tld.param.u64 %rd1, [out];
+\tmov.u32 %r1, 0;
+\tmov.u32 %r2, 0;
+\tmov.u32 %r4, 0;
+$L_loop:
+\tadd.u32 %r2, %r2, 7;
+\tadd.u32 %r1, %r1, 1;
+{extra}\tsetp.lt.u32 %p1, %r1, 6;
+\t@%p1 bra $L_loop;
+\tmov.u32 %r3, 1;
+\tst.global.u32 [%rd1], %r2;
+\tret;
+}}
+""")
+
 open("kernels/micro/micro.ptx", "w").write("".join(out))

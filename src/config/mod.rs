@@ -132,6 +132,15 @@ pub struct CoreConfig {
     /// first in cycle `now`), as GPGPU-Sim's `Issue_Prio`; otherwise
     /// scheduler 0 always goes first at the ports they share.
     pub rotate_sched_priority: bool,
+    /// Fetch goes on past a control instruction and a warp's next fetch is
+    /// always the fall-through of the instruction it issued; a taken branch
+    /// (or a divergence or reconvergence that moves the PC elsewhere) is
+    /// noticed when the scheduler next looks at the warp with a valid
+    /// I-buffer head, which it then flushes and refetches from the real PC
+    /// (GPGPU-Sim's `issue_warp` / `scheduler_unit::cycle`). Otherwise fetch
+    /// stops after a control instruction and the target is fetched in the
+    /// cycle it issues.
+    pub branch_redirect: bool,
     /// I-buffer slots per warp.
     pub ibuffer_entries: u32,
     /// SP (integer and fp32) units per SM.
@@ -566,6 +575,7 @@ impl GpuConfig {
                 schedulers_per_sm: 2,
                 issue_width: 1,
                 rotate_sched_priority: false,
+                branch_redirect: false,
                 ibuffer_entries: 2,
                 sp_units: 2,
                 sfu_units: 1,

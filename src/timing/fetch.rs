@@ -5,8 +5,11 @@
 //! of a module has its own code lines in L2). On an I-cache hit up to
 //! `ibuffer_entries` sequential instructions enter the I-buffer, valid
 //! `icache.hit_latency` cycles later; fetch stops after a control
-//! instruction (no fetch past an unresolved branch). On a miss the line is
-//! requested from L2 and the warp fetches again when it arrives.
+//! instruction (no fetch past an unresolved branch), unless
+//! `core.branch_redirect`: then fetch goes on past it, along the
+//! fall-through, and the issue stage flushes the wrong path
+//! (`Sm::redirect_on_visit`). On a miss the line is requested from L2
+//! and the warp fetches again when it arrives.
 
 use crate::sched::{FetchView, SchedView};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
@@ -127,6 +130,19 @@ impl Sm {
         let w = &mut self.warps[slot as usize];
         let pc = w.fetch_pc;
         if pc >= n {
+            // Past the end of the code (a fall-through): nothing to fetch.
+            // With the wrong path already in the I-buffer the scheduler
+            // flushes it; with an empty I-buffer (a control instruction
+            // last in the code) fetch goes to the real PC at once, where
+            // GPGPU-Sim fetches whatever code follows and flushes it.
+            if w.ibuf.is_empty()
+                && let Some(npc) = w.redirect.take()
+            {
+                w.fetch_pc = npc;
+                self.active = true;
+                self.mark_dirty(slot);
+                self.refresh_fetch_need(slot);
+            }
             return;
         }
         self.active = true;
@@ -139,7 +155,7 @@ impl Sm {
             while p < n && (w.ibuf.len() as u32) < cfg.core.ibuffer_entries.max(1) {
                 w.ibuf.push_back(IbufEntry { pc: p, ready });
                 p += 1;
-                if ctx.table[(p - 1) as usize].control {
+                if ctx.table[(p - 1) as usize].control && !cfg.core.branch_redirect {
                     w.fetch_blocked = true;
                     break;
                 }

@@ -41,6 +41,11 @@ fn local_reason(
     if w.sleep_until > now {
         return Stall::SyncWait;
     }
+    // A wrong-path I-buffer (`core.branch_redirect`): flushed when the
+    // scheduler visits the warp, never issued.
+    if w.redirect.is_some() {
+        return Stall::Control;
+    }
     let Some(head) = w.ibuf.front().filter(|e| e.ready <= now) else {
         return if w.branch_flush {
             Stall::Control
@@ -343,6 +348,11 @@ impl Sm {
                     self.issue_slots[slot as usize].state_run, self.issue_run,
                     "slot {slot} twice in a policy's order"
                 );
+                // GPGPU-Sim's scheduler looks at warps in order until one
+                // issues (`scheduler_unit::cycle` breaks there).
+                if issued == 0 && ctx.cfg.core.branch_redirect {
+                    self.redirect_on_visit(slot, now);
+                }
                 let r = self.reason_of(slot, s, now, ctx);
                 let state = if r == Stall::Issued {
                     if issued < width {
@@ -411,6 +421,32 @@ impl Sm {
         }
         self.order_buf = order;
         Ok(())
+    }
+
+    /// `core.branch_redirect`: the scheduler looks at `slot` before any of
+    /// its warps has issued this cycle. If the warp's next PC is not the
+    /// fall-through its fetch followed and its I-buffer head is valid (and
+    /// the warp is not waiting at a barrier or for an atomic), the
+    /// I-buffer is flushed and fetch restarts at the real PC: GPGPU-Sim's
+    /// `scheduler_unit::cycle` (`pc != pI->pc` → `set_next_pc`,
+    /// `ibuffer_flush`), which `shd_warp_t::waiting` keeps from looking at
+    /// a waiting warp. The warp issues nothing this cycle (`control`).
+    fn redirect_on_visit(&mut self, slot: u32, now: u64) {
+        let w = &mut self.warps[slot as usize];
+        let Some(npc) = w.redirect else { return };
+        if w.done || w.barrier_wait || w.barrier_release > now || w.atomics > 0 {
+            return;
+        }
+        if !w.ibuf.front().is_some_and(|e| e.ready <= now) {
+            return;
+        }
+        w.ibuf.clear();
+        w.fetch_pc = npc;
+        w.redirect = None;
+        self.stats.ibuffer_flushes += 1;
+        self.active = true;
+        self.mark_dirty(slot);
+        self.refresh_fetch_need(slot);
     }
 
     /// Gives `slot` its state for this cycle (`None`: ready but not
@@ -549,6 +585,10 @@ impl Sm {
         self.active = true;
         let si = slot as usize;
         self.mark_dirty(slot);
+        debug_assert!(
+            self.warps[si].redirect.is_none(),
+            "slot {slot} at {now}: issue on the wrong path"
+        );
         let head = self.warps[si]
             .ibuf
             .pop_front()
@@ -657,7 +697,31 @@ impl Sm {
                 }
                 w.ibuf.clear();
                 w.fetch_blocked = false;
+                w.redirect = None;
                 self.views[si].done = true;
+            }
+            Some(npc) if cfg.core.branch_redirect => {
+                // The next fetch is always the fall-through (GPGPU-Sim's
+                // `issue_warp`: `set_next_pc(pc + isize)`), which the
+                // I-buffer head or the fetch PC already is; any other PC
+                // is noticed later, by the scheduler. Lanes that finish
+                // flush the I-buffer at once (GPGPU-Sim's
+                // `checkExecutionStatusAndUpdate`); fetch restarts at the
+                // fall-through all the same.
+                if d.exit {
+                    if !w.ibuf.is_empty() {
+                        self.stats.ibuffer_flushes += 1;
+                    }
+                    w.ibuf.clear();
+                    w.fetch_pc = head.pc + 1;
+                }
+                debug_assert_eq!(w.ibuf.front().map_or(w.fetch_pc, |e| e.pc), head.pc + 1);
+                if npc != head.pc + 1 {
+                    w.redirect = Some(npc);
+                    w.branch_flush = true;
+                } else {
+                    w.branch_flush = false;
+                }
             }
             Some(npc) => {
                 let expected = w.ibuf.front().map_or(w.fetch_pc, |e| e.pc);

@@ -151,6 +151,11 @@ pub struct WarpSlot {
     /// The I-buffer was emptied by a taken branch or reconvergence and no
     /// instruction has issued since (a control stall).
     pub branch_flush: bool,
+    /// `core.branch_redirect`: the PC the warp goes on at after an issued
+    /// instruction whose successor is not its fall-through (taken branch,
+    /// divergence, reconvergence), while fetch still follows the
+    /// fall-through; cleared when the scheduler flushes the wrong path.
+    pub redirect: Option<u32>,
     /// Pending register writes.
     pub sb: Scoreboard,
     /// Instructions issued whose completion has not been processed, and
@@ -682,7 +687,11 @@ impl Sm {
             ),
             line_buf: Vec::new(),
             issue_run: 0,
-            incremental: cfg.core.barrier_latency > 0 && policies_track_incrementally,
+            // The branch redirect acts when the scheduler visits a warp: the
+            // stage that visits every warp.
+            incremental: cfg.core.barrier_latency > 0
+                && policies_track_incrementally
+                && !cfg.core.branch_redirect,
             fixed_counts: [0; 11],
             groups: vec![UnitGroup::default(); ns * UNITS],
             dirty: Vec::new(),
