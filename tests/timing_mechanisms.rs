@@ -185,6 +185,30 @@ fn gather(tag: &str, lanes: u32, stride: u32, far: u32, words: u32) -> PathBuf {
     )
 }
 
+/// The burst of (e), (g) and (m): `gather_lines` whose first load reads
+/// `BURST` whole lines `BURST_STRIDE` bytes apart (all in one slice) and
+/// whose second reads the word `BURST_FAR` bytes on (in another slice).
+const BURST: u32 = 32;
+const BURST_STRIDE: u64 = 3072;
+const BURST_FAR: u64 = 256;
+
+fn burst(tag: &str) -> PathBuf {
+    gather(
+        tag,
+        BURST,
+        BURST_STRIDE as u32,
+        BURST_FAR as u32,
+        BURST * 768,
+    )
+}
+
+/// Cycles from `gather_lines`' first load to the issue of the second
+/// load's consumer, under `cfg`.
+fn second_load_done(m: &Path, cfg: &GpuConfig) -> u64 {
+    let r = run(m, cfg);
+    issued_at(&r.log, GATHER_ADD2) - issued_at(&r.log, GATHER_LD1)
+}
+
 /// Instruction ids in `gather_lines`: the first load, the second, the add
 /// that waits for the second, the add that waits for the first.
 const GATHER_LD1: u32 = 10;
@@ -277,9 +301,7 @@ fn replies_are_serialized_at_the_ejection_port() {
 /// q = 65536 (the limit) nothing is held.
 #[test]
 fn full_slice_input_queue_blocks_the_port() {
-    let n = 32u32;
-    let stride = 3072;
-    let far = 256;
+    let (n, stride, far) = (BURST, BURST_STRIDE, BURST_FAR);
     let base_cfg = config(&["icnt.request_crossbar=false"]);
     let map = AddrMap::new(&base_cfg);
     let slice = map.decode(GLOBAL_BASE).slice;
@@ -287,14 +309,13 @@ fn full_slice_input_queue_blocks_the_port() {
         assert_eq!(map.decode(GLOBAL_BASE + stride * l).slice, slice);
     }
     assert_ne!(map.decode(GLOBAL_BASE + far).slice, slice);
-    let m = gather("inq", n, stride as u32, far as u32, n * 768);
+    let m = burst("inq");
     let second_done = |q: u32| {
         let cfg = config(&[
             "icnt.request_crossbar=false",
             &format!("l2.input_queue={q}"),
         ]);
-        let r = run(&m, &cfg);
-        issued_at(&r.log, GATHER_ADD2) - issued_at(&r.log, GATHER_LD1)
+        second_load_done(&m, &cfg)
     };
     let unblocked = second_done(65536);
     let a = i64::from(base_cfg.l2.line / base_cfg.l2.sector_bytes);
@@ -421,14 +442,9 @@ fn a_reply_waits_behind_its_slice_head() {
 ///   the kernel's 5-flit store passes one-flit buffers.
 #[test]
 fn a_full_ejection_buffer_holds_the_crossbar() {
-    let n = 32u32;
-    let stride = 3072;
-    let far = 256;
-    let m = gather("eject_buf", n, stride as u32, far as u32, n * 768);
-    let second_done = |sets: &[&str]| {
-        let r = run(&m, &config(sets));
-        issued_at(&r.log, GATHER_ADD2) - issued_at(&r.log, GATHER_LD1)
-    };
+    let n = BURST;
+    let m = burst("eject_buf");
+    let second_done = |sets: &[&str]| second_load_done(&m, &config(sets));
     let defaults = config(&[]);
     assert!(defaults.icnt.request_crossbar);
     assert!(defaults.l2.latency > n + 1);
@@ -824,15 +840,11 @@ fn the_schedulers_take_turns_at_the_shared_ports() {
 ///   line's a sectors beside the one the transfer may have just moved).
 #[test]
 fn the_rop_stage_holds_the_backlog_not_the_input_queue() {
-    let n = 32u32;
-    let stride = 3072;
-    let far = 256;
-    let m = gather("rop_xfer", n, stride as u32, far as u32, n * 768);
+    let m = burst("rop_xfer");
     let second_done = |sets: &[&str]| {
         let mut all = vec!["l2.latency=1", "icnt.eject_buffer=3"];
         all.extend_from_slice(sets);
-        let r = run(&m, &config(&all));
-        issued_at(&r.log, GATHER_ADD2) - issued_at(&r.log, GATHER_LD1)
+        second_load_done(&m, &config(&all))
     };
     let unbounded = second_done(&["l2.input_queue=65536"]);
     let off = second_done(&["l2.input_queue=8", "l2.rop_transfer=false"]);
