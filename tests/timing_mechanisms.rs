@@ -170,16 +170,22 @@ fn stores_are_acknowledged_before_the_cta_retires() {
 }
 
 /// `gather_lines` with `lanes` lines `stride` bytes apart and its second
-/// load at byte `far` of `src` (an uploaded buffer of `words` u32).
+/// load at byte `far` of `src` (an uploaded buffer of `words` u32), run by
+/// one warp.
 fn gather(tag: &str, lanes: u32, stride: u32, far: u32, words: u32) -> PathBuf {
+    gather_block(tag, lanes, stride, far, words, 32)
+}
+
+/// [`gather`] run by one CTA of `block` threads (`out` has a word each).
+fn gather_block(tag: &str, lanes: u32, stride: u32, far: u32, words: u32, block: u32) -> PathBuf {
     manifest(
         tag,
         "gather_lines",
         &format!(
-            "workload = \"buffers\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\n\
+            "workload = \"buffers\"\ngrid = [1, 1, 1]\nblock = [{block}, 1, 1]\n\
              params = [\"out\", \"src\", {{ u32 = {mask} }}, {{ u32 = {stride} }}, {{ u32 = {far} }}]\n\
              [[buffers]]\nname = \"src\"\ntype = \"u32\"\nlen = {words}\ninit = \"iota\"\n\
-             [[buffers]]\nname = \"out\"\ntype = \"u32\"\nlen = 32\n",
+             [[buffers]]\nname = \"out\"\ntype = \"u32\"\nlen = {block}\n",
             mask = lanes - 1
         ),
     )
@@ -732,18 +738,7 @@ fn gather_two_warps(tag: &str, lanes: u32, stride: u32) -> (PathBuf, u32) {
         far / 128 > (lanes - 1) * stride / 128,
         "the far word's line is another"
     );
-    let m = manifest(
-        tag,
-        "gather_lines",
-        &format!(
-            "workload = \"buffers\"\ngrid = [1, 1, 1]\nblock = [64, 1, 1]\n\
-             params = [\"out\", \"src\", {{ u32 = {mask} }}, {{ u32 = {stride} }}, {{ u32 = {far} }}]\n\
-             [[buffers]]\nname = \"src\"\ntype = \"u32\"\nlen = {words}\ninit = \"iota\"\n\
-             [[buffers]]\nname = \"out\"\ntype = \"u32\"\nlen = 64\n",
-            mask = lanes - 1,
-            words = far / 4 + 32
-        ),
-    );
+    let m = gather_block(tag, lanes, stride, far, far / 4 + 32, 64);
     (m, n)
 }
 

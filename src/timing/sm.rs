@@ -567,8 +567,6 @@ pub struct Sm {
     /// earliest first (a min-heap: an expiry pops only what is due instead
     /// of walking every timer).
     pub reason_timers: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u32)>>,
-    /// Incremental issue: the earliest of `reason_timers`.
-    pub next_reason_timer: u64,
     /// Barrier-phase sums of the CTAs finished in the current launch
     /// (`barrier_stats.rs`; the GPU collects them at the launch's end).
     pub barrier_counters: crate::timing::barrier_stats::BarrierCounters,
@@ -696,7 +694,6 @@ impl Sm {
             groups: vec![UnitGroup::default(); ns * UNITS],
             dirty: Vec::new(),
             reason_timers: Default::default(),
-            next_reason_timer: u64::MAX,
             barrier_counters: Default::default(),
             timeline: None,
             wait_events: Vec::new(),
@@ -839,7 +836,7 @@ impl Sm {
     /// unit pool or the LD/ST unit freeing up (its group flags).
     pub fn issue_wake_time(&self, now: u64) -> u64 {
         if self.incremental {
-            let mut next = self.next_reason_timer;
+            let mut next = self.next_reason_timer();
             for set in &self.opcoll.sets {
                 if set.units.first_free > now {
                     next = next.min(set.units.first_free);

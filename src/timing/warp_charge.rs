@@ -244,16 +244,12 @@ impl Sm {
     pub(crate) fn wake_at_cycle(&mut self, slot: u32, at: u64) {
         if self.incremental && at != u64::MAX {
             self.reason_timers.push(std::cmp::Reverse((at, slot)));
-            self.next_reason_timer = self.next_reason_timer.min(at);
         }
     }
 
     /// Moves the warps whose cached reasons expired by `now` to the dirty
     /// list.
     pub(crate) fn expire_reasons(&mut self, now: u64) {
-        if now < self.next_reason_timer {
-            return;
-        }
         while let Some(&std::cmp::Reverse((at, slot))) = self.reason_timers.peek() {
             if at > now {
                 break;
@@ -265,7 +261,11 @@ impl Sm {
                 self.dirty.push(slot);
             }
         }
-        let next = self.reason_timers.peek().map_or(u64::MAX, |t| t.0.0);
-        self.next_reason_timer = next;
+    }
+
+    /// Incremental issue: the earliest cycle at which a cached reason
+    /// expires (`u64::MAX`: none).
+    pub(crate) fn next_reason_timer(&self) -> u64 {
+        self.reason_timers.peek().map_or(u64::MAX, |t| t.0.0)
     }
 }
