@@ -90,10 +90,6 @@ struct Bank {
     rp_at: u64,
     wtp_at: u64,
     rtp_at: u64,
-    /// No command for the request the bank serves can issue before this
-    /// clock (a lower bound: every constraint only moves later; reset to
-    /// 0 whenever the bank's request, row or state changes).
-    ready_lb: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -131,6 +127,24 @@ struct Channel {
     /// FR-FCFS: bit `b` set while bank `b` is free and has requests
     /// queued (the scheduler gives it one at the next clock).
     ready_mask: u64,
+    /// The busy banks by their next command: a read, a write (row open),
+    /// an activate (bank idle), a precharge (another row open). Disjoint;
+    /// their union is `busy_mask`. Kept by [`Channel::refresh_bank`].
+    next_read: u64,
+    next_write: u64,
+    next_activate: u64,
+    next_precharge: u64,
+    /// Per bank: the bank's own part of [`Dram::bank_ready_at`] for its
+    /// next command (the constraints of the bank alone, without the
+    /// channel's and the bank group's); `u64::MAX` while it is free.
+    own_ready_at: Vec<u64>,
+    /// Busy banks whose own constraint had passed at the last command
+    /// clock that looked ([`Dram::issue`]); a bank leaves it when
+    /// refreshed.
+    own_ok: u64,
+    /// The earliest `own_ready_at` of the busy banks outside `own_ok`
+    /// (a lower bound: `own_ok` needs a new look only from this clock).
+    own_next: u64,
     prio: usize,
     ccd_at: u64,
     rrd_at: u64,
@@ -152,6 +166,38 @@ impl Channel {
 
     fn empty(&self) -> bool {
         !self.has_work() && self.latency_q.is_empty()
+    }
+
+    /// Re-derives bank `j`'s next command and its own constraint after
+    /// anything about the bank changed (a request, its row, a command).
+    fn refresh_bank(&mut self, j: usize) {
+        let bit = 1u64 << j;
+        self.own_ok &= !bit;
+        self.next_read &= !bit;
+        self.next_write &= !bit;
+        self.next_activate &= !bit;
+        self.next_precharge &= !bit;
+        let b = &self.banks[j];
+        let Some(q) = b.mrq else {
+            self.own_ready_at[j] = u64::MAX;
+            return;
+        };
+        self.own_ready_at[j] = if b.active && b.row == q.row {
+            if q.req.write {
+                self.next_write |= bit;
+                b.rcdwr_at
+            } else {
+                self.next_read |= bit;
+                b.rcd_at
+            }
+        } else if !b.active {
+            self.next_activate |= bit;
+            b.rp_at.max(b.rc_at)
+        } else {
+            self.next_precharge |= bit;
+            b.ras_at.max(b.wtp_at).max(b.rtp_at)
+        };
+        self.own_next = self.own_next.min(self.own_ready_at[j]);
     }
 }
 
@@ -208,6 +254,8 @@ pub struct Dram {
     bank_groups: u32,
     group_low_bits: bool,
     per_channel: u32,
+    /// Per bank group: its banks (bit per bank).
+    group_banks: Vec<u64>,
     map: AddrMap,
     channels: Vec<Channel>,
     /// The next DRAM clock to run.
@@ -244,7 +292,7 @@ impl Dram {
         let per_channel = (cfg.l2.slices / channels).max(1);
         let nbk = d.banks.max(1) as usize;
         let groups = d.bank_groups.clamp(1, d.banks.max(1));
-        Dram {
+        let mut dram = Dram {
             t,
             fr_fcfs: d.scheduler == 1,
             core_mhz: u64::from(cfg.core.clock_mhz.max(1)),
@@ -258,6 +306,7 @@ impl Dram {
             bank_groups: groups,
             group_low_bits: d.bank_group_indexing == 1,
             per_channel,
+            group_banks: Vec::new(),
             map: AddrMap::new(cfg),
             channels: (0..channels)
                 .map(|_| Channel {
@@ -275,6 +324,13 @@ impl Dram {
                     busy_banks: 0,
                     busy_mask: 0,
                     ready_mask: 0,
+                    next_read: 0,
+                    next_write: 0,
+                    next_activate: 0,
+                    next_precharge: 0,
+                    own_ready_at: vec![u64::MAX; nbk],
+                    own_ok: 0,
+                    own_next: u64::MAX,
                     prio: 0,
                     ccd_at: 0,
                     rrd_at: 0,
@@ -287,7 +343,15 @@ impl Dram {
             next_tick: 0,
             done: EventQueue::new(),
             counts: DramCounts::default(),
-        }
+        };
+        dram.group_banks = (0..groups as usize)
+            .map(|g| {
+                (0..nbk)
+                    .filter(|&j| dram.bank_group(j) == g)
+                    .fold(0u64, |m, j| m | 1 << j)
+            })
+            .collect();
+        dram
     }
 
     /// The address decoder.
@@ -537,7 +601,7 @@ impl Dram {
                             schedule_fr_fcfs(&mut c.banks[b]).expect("a ready bank has requests");
                         c.prio = (c.prio + 1) & (nbk - 1);
                         c.banks[b].mrq = Some(q);
-                        c.banks[b].ready_lb = 0;
+                        c.refresh_bank(b);
                         c.ready_mask &= !(1 << b);
                         c.busy_mask |= 1 << b;
                         c.pending -= 1;
@@ -549,7 +613,7 @@ impl Dram {
                 {
                     c.fifo.pop_front();
                     c.banks[q.bank as usize].mrq = Some(q);
-                    c.banks[q.bank as usize].ready_lb = 0;
+                    c.refresh_bank(q.bank as usize);
                     c.busy_mask |= 1 << q.bank;
                     c.pending -= 1;
                     c.busy_banks += 1;
@@ -600,76 +664,115 @@ impl Dram {
     fn issue(&mut self, ch: usize, k: u64, cycle: u64) -> bool {
         let t = self.t;
         let nbk = self.nbk;
-        let mut row = false;
-        // Banks in order from `prio`, which a row command moves: the
-        // position counts from the current `prio` (GPGPU-Sim's loop).
-        // `left` holds the busy banks not yet visited, bit `p` for the
-        // bank at position `p`.
         let full = if nbk >= 64 {
             u64::MAX
         } else {
             (1u64 << nbk) - 1
         };
-        let busy = self.channels[ch].busy_mask;
-        let mut prio = self.channels[ch].prio;
-        let mut left = rotate_to(busy, prio, nbk, full);
-        while left != 0 {
-            let pos = left.trailing_zeros() as usize;
-            left &= left - 1;
-            let j = (pos + prio) & (nbk - 1);
-            let c = &self.channels[ch];
-            if k < c.banks[j].ready_lb {
-                // Neither its column nor a row command can issue yet.
-                continue;
+        let c = &mut self.channels[ch];
+        // The busy banks whose own constraints allow their next command:
+        // those that passed already, and, once the earliest bound of the
+        // others has come, a new look at the others.
+        if k >= c.own_next {
+            let mut next = u64::MAX;
+            let mut rest = c.busy_mask & !c.own_ok;
+            while rest != 0 {
+                let j = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let at = c.own_ready_at[j];
+                if at <= k {
+                    c.own_ok |= 1 << j;
+                } else {
+                    next = next.min(at);
+                }
             }
-            let ready = self.bank_ready_at(c, j);
-            if ready > k {
-                self.channels[ch].banks[j].ready_lb = ready;
-                continue;
-            }
-            let b = &c.banks[j];
-            let want = b.mrq.map_or(0, |q| q.row);
-            if b.active && b.row == want {
-                // Nothing more this clock once a column command issued.
-                let g = self.bank_group(j);
-                self.column(ch, j, g, k, cycle);
-                self.channels[ch].banks[j].ready_lb = 0;
-                return true;
-            }
-            if row {
-                // Only one row command per clock: retried next clock.
-                self.channels[ch].banks[j].ready_lb = ready;
-                continue;
-            }
-            let c = &mut self.channels[ch];
-            let b = &mut c.banks[j];
-            if b.active {
-                b.active = false;
-                b.rp_at = k + t.rp;
-                self.counts.precharges += 1;
-            } else {
-                b.active = true;
-                b.row = want;
-                c.rrd_at = k + t.rrd;
-                b.rcd_at = k + t.rcd;
-                b.rcdwr_at = k + t.rcdwr;
-                b.ras_at = k + t.ras;
-                b.rc_at = k + t.rc;
-                self.counts.activates += 1;
-            }
-            b.ready_lb = 0;
-            row = true;
-            // The loop goes on at the next position, counted from the
-            // new `prio`.
-            prio = (j + 1) & (nbk - 1);
-            c.prio = prio;
-            left = if pos + 1 >= nbk {
-                0
-            } else {
-                rotate_to(busy, prio, nbk, full) & (full << (pos + 1))
-            };
+            c.own_next = next;
         }
-        row
+        let c = &self.channels[ch];
+        let own = c.own_ok & c.busy_mask;
+        // The bank groups' and the channel's constraints, per command.
+        let (mut col_groups, mut pre_groups) = (full, full);
+        if self.bank_groups > 1 {
+            (col_groups, pre_groups) = (0, 0);
+            for (g, grp) in c.groups.iter().enumerate() {
+                if k >= grp.ccdl_at {
+                    col_groups |= self.group_banks[g];
+                }
+                if k >= grp.rtpl_at {
+                    pre_groups |= self.group_banks[g];
+                }
+            }
+        } else {
+            if k < c.groups[0].ccdl_at {
+                col_groups = 0;
+            }
+            if k < c.groups[0].rtpl_at {
+                pre_groups = 0;
+            }
+        }
+        let gate = |ok: bool, mask: u64| if ok { mask } else { 0 };
+        let col = own
+            & col_groups
+            & (gate(k >= c.ccd_at.max(c.wtr_at), c.next_read)
+                | gate(k >= c.ccd_at.max(c.rtw_at), c.next_write));
+        let row = own & (gate(k >= c.rrd_at, c.next_activate) | (c.next_precharge & pre_groups));
+        if cfg!(debug_assertions) {
+            let mut busy = c.busy_mask;
+            while busy != 0 {
+                let j = busy.trailing_zeros() as usize;
+                busy &= busy - 1;
+                assert_eq!(
+                    (col | row) >> j & 1 == 1,
+                    self.bank_ready_at(c, j) <= k,
+                    "DRAM channel {ch} bank {j} at clock {k}: the command masks disagree with its constraints"
+                );
+            }
+        }
+        if col | row == 0 {
+            return false;
+        }
+        // Banks in order from `prio`: the first ready bank issues. A
+        // column command ends the clock; after a row command the order
+        // restarts from the bank after it, and a column command may still
+        // issue at a later position, counted from the new `prio`
+        // (GPGPU-Sim's single-bus loop, whose `prio` moves inside it).
+        let prio = c.prio;
+        let first = rotate_to(col | row, prio, nbk, full);
+        let pos = first.trailing_zeros() as usize;
+        let j = (pos + prio) & (nbk - 1);
+        if col >> j & 1 == 1 {
+            self.column(ch, j, self.bank_group(j), k, cycle);
+            return true;
+        }
+        let c = &mut self.channels[ch];
+        let b = &mut c.banks[j];
+        if b.active {
+            b.active = false;
+            b.rp_at = k + t.rp;
+            self.counts.precharges += 1;
+        } else {
+            b.active = true;
+            b.row = b.mrq.map_or(0, |q| q.row);
+            c.rrd_at = k + t.rrd;
+            b.rcd_at = k + t.rcd;
+            b.rcdwr_at = k + t.rcdwr;
+            b.ras_at = k + t.ras;
+            b.rc_at = k + t.rc;
+            self.counts.activates += 1;
+        }
+        c.refresh_bank(j);
+        let prio = (j + 1) & (nbk - 1);
+        c.prio = prio;
+        // The row command changed only bank `j` (which cannot issue again
+        // this clock) and, for an activate, the channel's activate bound.
+        if pos + 1 < nbk {
+            let later = rotate_to(col, prio, nbk, full) & (full << (pos + 1));
+            if later != 0 {
+                let j = (later.trailing_zeros() as usize + prio) & (nbk - 1);
+                self.column(ch, j, self.bank_group(j), k, cycle);
+            }
+        }
+        true
     }
 
     /// Issues a read or write column command for bank `j` (group `g`),
@@ -726,6 +829,7 @@ impl Dram {
         } else {
             b.mrq = Some(q);
         }
+        c.refresh_bank(j);
     }
 }
 
