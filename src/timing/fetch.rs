@@ -138,6 +138,7 @@ impl Sm {
             if w.ibuf.is_empty()
                 && let Some(npc) = w.redirect.take()
             {
+                self.redirects_pending -= 1;
                 w.fetch_pc = npc;
                 self.active = true;
                 self.mark_dirty(slot);

@@ -71,7 +71,14 @@ fn reason_until(w: &WarpSlot, local: Stall, now: u64) -> u64 {
         Stall::Barrier if w.barrier_wait => u64::MAX,
         Stall::Barrier => w.barrier_release,
         Stall::SyncWait => w.sleep_until,
-        Stall::Fetch | Stall::Control => w.ibuf.front().map_or(u64::MAX, |e| e.ready),
+        // (A wrong-path head already there changes on a visit, not a
+        // clock: `core.branch_redirect`.)
+        Stall::Fetch | Stall::Control => w
+            .ibuf
+            .front()
+            .map(|e| e.ready)
+            .filter(|&t| t > now)
+            .unwrap_or(u64::MAX),
         Stall::Structural | Stall::Throttled | Stall::Idle => now + 1,
     }
 }
@@ -171,7 +178,9 @@ impl Sm {
                     code >= GROUP && free >> (code - GROUP) & 1 == 1
                 };
                 match self.policies[s].first_in_order(&view) {
-                    Some(first) if !issuable => order.extend(first),
+                    // (Unless a warp has a wrong path to flush: the visit
+                    // to every warp before the first issue flushes it.)
+                    Some(first) if !issuable && self.redirects_pending == 0 => order.extend(first),
                     // The first warp issues, and one issue is all the
                     // scheduler may make: the walk ends there.
                     Some(Some(first)) if width == 1 && would_issue(first) => order.push(first),
@@ -187,6 +196,13 @@ impl Sm {
             let mut issued = 0;
             let mut first: Option<Stall> = None;
             for &slot in &order {
+                // `core.branch_redirect`: the scheduler's visits before
+                // its first issue flush a wrong-path I-buffer; the warp's
+                // state is then looked at afresh.
+                if issued == 0 && self.redirects_pending > 0 && self.redirect_on_visit(slot, now) {
+                    let c = self.local_charge(slot, now, ctx);
+                    self.charge_as(slot, c, now);
+                }
                 let code = self.charge_codes[slot as usize];
                 let r = if code < GROUP {
                     stall_of(code)
@@ -350,7 +366,7 @@ impl Sm {
                 );
                 // GPGPU-Sim's scheduler looks at warps in order until one
                 // issues (`scheduler_unit::cycle` breaks there).
-                if issued == 0 && ctx.cfg.core.branch_redirect {
+                if issued == 0 && self.redirects_pending > 0 {
                     self.redirect_on_visit(slot, now);
                 }
                 let r = self.reason_of(slot, s, now, ctx);
@@ -431,22 +447,24 @@ impl Sm {
     /// `scheduler_unit::cycle` (`pc != pI->pc` → `set_next_pc`,
     /// `ibuffer_flush`), which `shd_warp_t::waiting` keeps from looking at
     /// a waiting warp. The warp issues nothing this cycle (`control`).
-    fn redirect_on_visit(&mut self, slot: u32, now: u64) {
+    fn redirect_on_visit(&mut self, slot: u32, now: u64) -> bool {
         let w = &mut self.warps[slot as usize];
-        let Some(npc) = w.redirect else { return };
+        let Some(npc) = w.redirect else { return false };
         if w.done || w.barrier_wait || w.barrier_release > now || w.atomics > 0 {
-            return;
+            return false;
         }
         if !w.ibuf.front().is_some_and(|e| e.ready <= now) {
-            return;
+            return false;
         }
         w.ibuf.clear();
         w.fetch_pc = npc;
         w.redirect = None;
+        self.redirects_pending -= 1;
         self.stats.ibuffer_flushes += 1;
         self.active = true;
         self.mark_dirty(slot);
         self.refresh_fetch_need(slot);
+        true
     }
 
     /// Gives `slot` its state for this cycle (`None`: ready but not
@@ -697,7 +715,9 @@ impl Sm {
                 }
                 w.ibuf.clear();
                 w.fetch_blocked = false;
-                w.redirect = None;
+                if w.redirect.take().is_some() {
+                    self.redirects_pending -= 1;
+                }
                 self.views[si].done = true;
             }
             Some(npc) if cfg.core.branch_redirect => {
@@ -717,7 +737,9 @@ impl Sm {
                 }
                 debug_assert_eq!(w.ibuf.front().map_or(w.fetch_pc, |e| e.pc), head.pc + 1);
                 if npc != head.pc + 1 {
+                    debug_assert!(w.redirect.is_none(), "issued on the wrong path");
                     w.redirect = Some(npc);
+                    self.redirects_pending += 1;
                     w.branch_flush = true;
                 } else {
                     w.branch_flush = false;

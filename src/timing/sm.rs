@@ -556,6 +556,9 @@ pub struct Sm {
     /// orders all its warps and never throttles, barriers release after at
     /// least a cycle, no issue log; see `issue.rs`).
     pub incremental: bool,
+    /// Warps with a wrong-path I-buffer waiting for a scheduler's visit
+    /// (`core.branch_redirect`; [`WarpSlot::redirect`] is some).
+    pub redirects_pending: u32,
     /// Incremental issue: warps charged each fixed state (`Stall` index,
     /// 10 = ready).
     pub fixed_counts: [u32; 11],
@@ -685,11 +688,8 @@ impl Sm {
             ),
             line_buf: Vec::new(),
             issue_run: 0,
-            // The branch redirect acts when the scheduler visits a warp: the
-            // stage that visits every warp.
-            incremental: cfg.core.barrier_latency > 0
-                && policies_track_incrementally
-                && !cfg.core.branch_redirect,
+            incremental: cfg.core.barrier_latency > 0 && policies_track_incrementally,
+            redirects_pending: 0,
             fixed_counts: [0; 11],
             groups: vec![UnitGroup::default(); ns * UNITS],
             dirty: Vec::new(),
