@@ -379,6 +379,14 @@ pub struct L2Config {
     /// the lookups keep up with never fill it. false: every sector past
     /// the ROP delay and not looked up counts against `input_queue`.
     pub rop_transfer: bool,
+    /// A read miss whose line is absent reserves a way at the miss,
+    /// evicting its victim (and writing it back if dirty) then, as
+    /// GPGPU-Sim's allocate-on-miss L2 (`m` in `-gpgpu_cache:dl2`;
+    /// `tag_array::access`, `MISS` with `ON_MISS`); a reserved way is no
+    /// victim until its fill, and a miss whose set has every way reserved
+    /// waits (a reservation failure). false: the victim is evicted at the
+    /// fill.
+    pub allocate_on_miss: bool,
     /// Bytes per cycle a slice's data array reads out for a write-back
     /// (GPGPU-Sim's L2 data port width, the last field of
     /// `-gpgpu_cache:dl2`): a lookup or fill that evicts a dirty line
@@ -655,6 +663,7 @@ impl GpuConfig {
                 fill_on_copy: true,
                 input_queue: 64,
                 rop_transfer: false,
+                allocate_on_miss: false,
                 data_port_width: 32,
             },
             dram: DramConfig {

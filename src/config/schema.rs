@@ -265,6 +265,7 @@ schema! {
         sector_bytes: U32 <= 65_536, "bytes per sector, fetched and written back separately (= line: unsectored)";
         input_queue: U32 <= 65_536, "sector accesses a slice's input queue holds past the ROP delay; when full, requests wait in the interconnect and block their SM's port";
         rop_transfer: Bool <= 1, "with the request crossbar, the input queue fills only by one sector per cycle from the ROP stage and empties by lookups (GPGPU-Sim's unbounded m_rop and m_icnt_L2_queue); false: every sector past the ROP delay counts against input_queue";
+        allocate_on_miss: Bool <= 1, "a read miss reserves its way and evicts the victim at the miss (GPGPU-Sim's allocate-on-miss L2, m in -gpgpu_cache:dl2); a set with every way reserved holds the miss; false: the victim is evicted at the fill";
         data_port_width: U32 <= 65_536, "bytes per cycle a slice reads out of its data array for a write-back (GPGPU-Sim's L2 data port width): a lookup or fill evicting a dirty line holds the slice's lookups dirty bytes / width cycles; 0 = no cost";
         fill_on_copy: Bool <= 1, "host-to-device copies leave their sectors valid and clean in L2 (GPGPU-Sim's -gpgpu_perf_sim_memcpy 1)";
     }

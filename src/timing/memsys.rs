@@ -16,7 +16,7 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use crate::config::GpuConfig;
-use crate::timing::cache::TagArray;
+use crate::timing::cache::{Evicted, TagArray};
 use crate::timing::crossbar::Crossbar;
 use crate::timing::dram::{Dram, DramRequest};
 use crate::timing::event_queue::EventQueue;
@@ -246,6 +246,8 @@ pub struct MemSys {
     l2_input_queue: u64,
     /// `l2.rop_transfer`.
     rop_transfer: bool,
+    /// `l2.allocate_on_miss`.
+    l2_allocate_on_miss: bool,
     /// Bytes per cycle a slice reads out for a write-back (0: free).
     l2_data_port: u64,
     /// Per SM port: the start cycle of its oldest packet not yet started
@@ -327,6 +329,7 @@ impl MemSys {
             slice_busy: vec![0; slices as usize],
             l2_input_queue: u64::from(cfg.l2.input_queue.max(1)),
             rop_transfer: cfg.l2.rop_transfer,
+            l2_allocate_on_miss: cfg.l2.allocate_on_miss,
             l2_data_port: u64::from(cfg.l2.data_port_width),
             to_l2: EventQueue::new(),
             to_sm: EventQueue::new(),
@@ -503,6 +506,12 @@ impl MemSys {
         let Some(e) = self.slices[slice].tags.fill_sectors(line, 0, valid, dirty) else {
             return 0;
         };
+        self.write_back(slice, e)
+    }
+
+    /// Writes evicted line `e` of slice `slice` back to DRAM if it has
+    /// dirty sectors; returns the cycles it holds the slice's data port.
+    fn write_back(&mut self, slice: usize, e: Evicted) -> u64 {
         if e.dirty_sectors & self.all_sectors() == 0 {
             return 0;
         }
@@ -764,8 +773,10 @@ impl MemSys {
                 .iter()
                 .filter(|p| p.kind == PacketKind::Atomic)
                 .fold(0, |d, p| d | self.sectors_of(p));
-            // GPGPU-Sim evicts at the miss (allocate-on-miss); here at
-            // the fill, which holds the slice's next lookups instead.
+            // Without `l2.allocate_on_miss` the victim is evicted here,
+            // at the fill (GPGPU-Sim: at the miss), and its write-back
+            // holds the slice's next lookups; with it the way was
+            // reserved at the miss and nothing is evicted now.
             let port = self.fill_l2(s, line, m.pending, dirty);
             self.hold_data_port(s, now, port);
             for &p in &waiters {
@@ -833,6 +844,17 @@ impl MemSys {
                 self.blocked_now += 1;
                 continue;
             }
+            // `l2.allocate_on_miss`: a read missing an absent line reserves
+            // its way now, evicting the victim (GPGPU-Sim's tag_array::access,
+            // MISS under ON_MISS); with every way of the set reserved the
+            // lookup waits for a fill (a reservation failure).
+            let mut evicted = None;
+            if self.l2_allocate_on_miss && fetch != 0 && way.is_none() {
+                match self.slices[s].tags.reserve(line, 0) {
+                    Ok(e) => evicted = e,
+                    Err(_) => continue,
+                }
+            }
             active = true;
             if self.rop_transfer {
                 self.update_moved(s, now);
@@ -864,6 +886,11 @@ impl MemSys {
             let accesses = need.count_ones().max(1);
             self.slices[s].next_lookup = now + u64::from(accesses);
             self.refresh_lookup_due(s);
+            if let Some(e) = evicted {
+                let port = self.write_back(s, e);
+                let end = self.slices[s].next_lookup;
+                self.hold_data_port(s, end, port);
+            }
             self.stats.l2_accesses += u64::from(accesses);
             let hits = (need & valid).count_ones();
             self.stats.l2_hits += u64::from(hits);
