@@ -1011,17 +1011,31 @@ fn the_l2_evicts_at_the_miss() {
             let victim = lines[2 - ways as usize];
             let new = lines[3];
             let before = m.stats.clone();
-            let at = step(&mut m, &mut now, &[(0, read(new, 100)), (1, read(victim, 101))]);
+            let at = step(
+                &mut m,
+                &mut now,
+                &[(0, read(new, 100)), (1, read(victim, 101))],
+            );
             let d = m.stats.since(&before);
             let (n, v) = (at[&100], at[&101]);
             if on {
                 assert_eq!(d.l2_hits, 0, "{ways} way(s), on: the victim misses");
-                assert_eq!(d.dram_reads, 2 * a, "{ways} way(s), on: both lines read from DRAM");
-                assert!(v > n, "{ways} way(s), on: the victim replies after N ({v} vs {n})");
+                assert_eq!(
+                    d.dram_reads,
+                    2 * a,
+                    "{ways} way(s), on: both lines read from DRAM"
+                );
+                assert!(
+                    v > n,
+                    "{ways} way(s), on: the victim replies after N ({v} vs {n})"
+                );
             } else {
                 assert_eq!(d.l2_hits, a, "{ways} way(s), off: the victim hits");
                 assert_eq!(d.dram_reads, a, "{ways} way(s), off: only N is read");
-                assert!(v < n, "{ways} way(s), off: the victim replies before N ({v} vs {n})");
+                assert!(
+                    v < n,
+                    "{ways} way(s), off: the victim replies before N ({v} vs {n})"
+                );
             }
             gap.push(v as i64 - n as i64);
         }
