@@ -31,9 +31,23 @@ fn manifest(tag: &str, entry: &str, body: &str) -> PathBuf {
     micro::manifest("mech", tag, entry, body)
 }
 
-/// gtx480 with `--set` overrides.
+/// The six GPGPU-Sim mechanisms `gtx480` has on since session 16,
+/// turned off: each microbenchmark here isolates one mechanism, and
+/// (j)–(o) turn theirs on by name.
+const SIX_OFF: [&str; 6] = [
+    "core.rotate_sched_priority=false",
+    "opcoll.unit_result_slots=false",
+    "opcoll.predicate_banks=false",
+    "l2.rop_transfer=false",
+    "core.branch_redirect=false",
+    "l2.allocate_on_miss=false",
+];
+
+/// gtx480 without [`SIX_OFF`]'s mechanisms, with `--set` overrides
+/// (applied after them).
 fn config(sets: &[&str]) -> GpuConfig {
-    micro::config("gtx480", sets)
+    let all: Vec<&str> = SIX_OFF.iter().chain(sets).copied().collect();
+    micro::config("gtx480", &all)
 }
 
 /// A `gto` run with its issue log.

@@ -403,8 +403,11 @@ mod tests {
         // execute at 15 (unit 1 is free, result 20 is not taken on it)
         // but the add waiting at 15 goes first: 16, on the other unit.
         assert_eq!(oc.collect(Unit::Sp, 3, &[5], 11, &mut sp, 1, 5), 16);
-        // Off (the presets), the add executes at 15 and the fma too.
-        let mut off = OperandCollector::new(&gtx());
+        // Off (`daws`, `awg`, `tiny`), the add executes at 15 and the fma
+        // too.
+        let mut off_cfg = gtx();
+        off_cfg.opcoll.unit_result_slots = false;
+        let mut off = OperandCollector::new(&off_cfg);
         let mut sp = UnitPool::new(2);
         off.collect(Unit::Sp, 0, &[1], 10, &mut sp, 1, 5);
         off.collect(Unit::Sp, 1, &[1], 10, &mut sp, 1, 5);
