@@ -50,6 +50,20 @@ fn config(sets: &[&str]) -> GpuConfig {
     micro::config("gtx480", &all)
 }
 
+/// A line read that SM `sm`'s L1D sends to L2 for `addr`, tagged `tag`.
+fn line_read(cfg: &GpuConfig, sm: u32, addr: u64, tag: u32) -> Packet {
+    Packet {
+        kind: PacketKind::Read,
+        sm,
+        addr,
+        req_bytes: 0,
+        reply_bytes: cfg.l1d.line,
+        chunks: u32::MAX,
+        tag,
+        perform: false,
+    }
+}
+
 /// A `gto` run with its issue log.
 fn run(m: &Path, cfg: &GpuConfig) -> Run {
     micro::run(m, cfg, "gto", &[], true)
@@ -384,16 +398,7 @@ fn a_reply_waits_behind_its_slice_head() {
         let in_b: Vec<u64> = lines.iter().copied().filter(|&l| slice(l) == b).collect();
         let mut m = MemSys::new(&cfg);
         m.host_copy(GLOBAL_BASE, 4096 * line);
-        let read = |sm: u32, addr: u64, tag: u32| Packet {
-            kind: PacketKind::Read,
-            sm,
-            addr,
-            req_bytes: 0,
-            reply_bytes: cfg.l1d.line,
-            chunks: u32::MAX,
-            tag,
-            perform: false,
-        };
+        let read = |sm: u32, addr: u64, tag: u32| line_read(&cfg, sm, addr, tag);
         // Tags: SM 0's A lines 0..k, B lines 100.., SM 1's line 999.
         let mut sends: Vec<(u64, Packet)> = Vec::new();
         for i in 0..k {
@@ -985,16 +990,7 @@ fn the_l2_evicts_at_the_miss() {
                 .filter(|&l| map.decode(l).slice == slice)
                 .take(4)
                 .collect();
-            let read = |addr: u64, tag: u32| Packet {
-                kind: PacketKind::Read,
-                sm: 0,
-                addr,
-                req_bytes: 0,
-                reply_bytes: cfg.l1d.line,
-                chunks: u32::MAX,
-                tag,
-                perform: false,
-            };
+            let read = |addr: u64, tag: u32| line_read(&cfg, 0, addr, tag);
             let mut m = MemSys::new(&cfg);
             let (mut atomics, mut replies) = (Vec::new(), Vec::new());
             let mut now = 0;
