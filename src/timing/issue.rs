@@ -453,7 +453,7 @@ impl Sm {
         if w.done || w.barrier_wait || w.barrier_release > now || w.atomics > 0 {
             return false;
         }
-        if !w.ibuf.front().is_some_and(|e| e.ready <= now) {
+        if w.ibuf.front().is_none_or(|e| e.ready > now) {
             return false;
         }
         w.ibuf.clear();
