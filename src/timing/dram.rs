@@ -691,23 +691,13 @@ impl Dram {
         let c = &self.channels[ch];
         let own = c.own_ok & c.busy_mask;
         // The bank groups' and the channel's constraints, per command.
-        let (mut col_groups, mut pre_groups) = (full, full);
-        if self.bank_groups > 1 {
-            (col_groups, pre_groups) = (0, 0);
-            for (g, grp) in c.groups.iter().enumerate() {
-                if k >= grp.ccdl_at {
-                    col_groups |= self.group_banks[g];
-                }
-                if k >= grp.rtpl_at {
-                    pre_groups |= self.group_banks[g];
-                }
+        let (mut col_groups, mut pre_groups) = (0, 0);
+        for (grp, &banks) in c.groups.iter().zip(&self.group_banks) {
+            if k >= grp.ccdl_at {
+                col_groups |= banks;
             }
-        } else {
-            if k < c.groups[0].ccdl_at {
-                col_groups = 0;
-            }
-            if k < c.groups[0].rtpl_at {
-                pre_groups = 0;
+            if k >= grp.rtpl_at {
+                pre_groups |= banks;
             }
         }
         let gate = |ok: bool, mask: u64| if ok { mask } else { 0 };
