@@ -101,13 +101,90 @@ pub struct OperandCollector {
     /// `opcoll.unit_result_slots`: one result per functional unit per
     /// cycle, and the oldest instruction waiting for a unit first.
     result_slots_on: bool,
-    /// Per unit kind ([`Unit::index`]) and unit, the cycles in which an
-    /// instruction it accepted produces its result (`exec + latency`),
+    /// Per unit kind ([`Unit::index`]), the cycles in which an
+    /// instruction a unit accepted produces its result (`exec + latency`),
     /// those not yet past.
-    result_slots: [Vec<Vec<u64>>; 4],
-    /// Per collector set, the instructions dispatched and not yet taken
-    /// by a unit when booked: `(dispatch, exec)`, in issue order.
+    result_slots: [ResultSlots; 4],
+    /// Per collector set, the cycles in which an instruction dispatched
+    /// before waits for a unit: the union of the open intervals
+    /// `(dispatch, exec)` of the instructions booked, as disjoint open
+    /// intervals (two that share a cycle merged; two that only touch kept
+    /// apart, since neither holds their common end).
     waiting: [Vec<(u64, u64)>; 2],
+}
+
+/// Cycles a unit's result slots cover as bits; results further ahead go
+/// to a short overflow list (GPGPU-Sim's `occupied` bit set has 512 bits,
+/// its `MAX_ALU_LATENCY`).
+const SLOT_WINDOW: u64 = 512;
+
+/// The result cycles booked on each unit of one kind, those after the
+/// last cycle passed to [`ResultSlots::advance`]: per unit a ring of
+/// [`SLOT_WINDOW`] bits, bit `c % SLOT_WINDOW` for cycle `c`, covering the
+/// cycles in `(past, past + SLOT_WINDOW)`; a result booked beyond that is
+/// kept in `far` until the window reaches it.
+#[derive(Clone, Debug, Default)]
+struct ResultSlots {
+    /// Per unit, the ring of result bits.
+    bits: Vec<[u64; (SLOT_WINDOW / 64) as usize]>,
+    /// Every result cycle up to this one is over (its bit cleared).
+    past: u64,
+    /// `(unit, cycle)` of results booked at or beyond `past + SLOT_WINDOW`.
+    far: Vec<(usize, u64)>,
+}
+
+impl ResultSlots {
+    /// Sizes the rings for `units` units and forgets the results up to
+    /// `now`.
+    fn advance(&mut self, units: usize, now: u64) {
+        if self.bits.len() != units {
+            self.bits.resize(units, [0; (SLOT_WINDOW / 64) as usize]);
+        }
+        if now <= self.past {
+            return;
+        }
+        if now - self.past >= SLOT_WINDOW {
+            for b in &mut self.bits {
+                *b = [0; (SLOT_WINDOW / 64) as usize];
+            }
+        } else {
+            for c in self.past + 1..=now {
+                let (w, bit) = ((c % SLOT_WINDOW / 64) as usize, c % 64);
+                for b in &mut self.bits {
+                    b[w] &= !(1 << bit);
+                }
+            }
+        }
+        self.past = now;
+        if !self.far.is_empty() {
+            let far = std::mem::take(&mut self.far);
+            for (k, c) in far {
+                if c > now {
+                    self.insert(k, now, c);
+                }
+            }
+        }
+    }
+
+    /// True if unit `k` produces a result at `c` (after `past`).
+    fn contains(&self, k: usize, c: u64) -> bool {
+        if c - self.past < SLOT_WINDOW {
+            let b = &self.bits[k];
+            b[(c % SLOT_WINDOW / 64) as usize] >> (c % 64) & 1 == 1
+        } else {
+            self.far.contains(&(k, c))
+        }
+    }
+
+    /// Books unit `k`'s result at `c` (after `now`, which is `past`).
+    fn insert(&mut self, k: usize, now: u64, c: u64) {
+        debug_assert_eq!(now, self.past);
+        if c - now < SLOT_WINDOW {
+            self.bits[k][(c % SLOT_WINDOW / 64) as usize] |= 1 << (c % 64);
+        } else {
+            self.far.push((k, c));
+        }
+    }
 }
 
 /// The collector set index of a non-memory unit.
@@ -242,7 +319,7 @@ impl OperandCollector {
     /// `e` holds it back. Returns the unit and the cycle it accepts the
     /// instruction dispatched at `dispatch`, and books the result slot.
     fn unit_with_result_slot(
-        slots: &mut Vec<Vec<u64>>,
+        slots: &mut ResultSlots,
         waiting: &mut Vec<(u64, u64)>,
         exec_units: &UnitPool,
         now: u64,
@@ -250,40 +327,49 @@ impl OperandCollector {
         latency: u64,
     ) -> (usize, u64) {
         let n = exec_units.busy_until.len();
-        if slots.len() != n {
-            slots.resize(n, Vec::new());
-        }
         // Results and waiting instructions before this one's earliest
         // cycle cannot constrain it (nor any later instruction: every
         // later one is issued at `now` or after and dispatched at least
         // two cycles later).
-        for s in slots.iter_mut() {
-            s.retain(|&r| r > now);
+        slots.advance(n, now);
+        if !waiting.is_empty() {
+            waiting.retain(|&(_, x)| x > now);
         }
-        waiting.retain(|&(_, x)| x > now);
         let mut e = dispatch + 1;
         loop {
-            // The oldest waiting instruction goes first.
-            let held = waiting
-                .iter()
-                .filter(|&&(d, x)| d < e && x > e)
-                .map(|&(_, x)| x)
-                .max();
-            if let Some(x) = held {
+            // The oldest waiting instruction goes first: a cycle inside
+            // an earlier instruction's wait is taken by it (the intervals
+            // are disjoint, so at most one holds `e`).
+            if let Some(&(_, x)) = waiting.iter().find(|&&(d, x)| d < e && x > e) {
                 e = x;
                 continue;
             }
             let unit = (0..n)
-                .find(|&k| exec_units.busy_until[k] <= e && !slots[k].contains(&(e + latency)));
+                .find(|&k| exec_units.busy_until[k] <= e && !slots.contains(k, e + latency));
             match unit {
                 Some(k) => {
-                    slots[k].push(e + latency);
-                    waiting.push((dispatch, e));
+                    slots.insert(k, now, e + latency);
+                    Self::add_wait(waiting, dispatch, e);
                     return (k, e);
                 }
                 None => e += 1,
             }
         }
+    }
+
+    /// Adds the open interval `(d, x)` to the disjoint open intervals
+    /// `waiting`, merging those it shares a cycle with.
+    fn add_wait(waiting: &mut Vec<(u64, u64)>, mut d: u64, mut x: u64) {
+        if x <= d + 1 {
+            // No cycle strictly between: nothing is held.
+            return;
+        }
+        while let Some(i) = waiting.iter().position(|&(a, b)| a.max(d) + 1 < b.min(x)) {
+            let (a, b) = waiting.swap_remove(i);
+            d = d.min(a);
+            x = x.max(b);
+        }
+        waiting.push((d, x));
     }
 
     /// Schedules a memory instruction issued at `now` by warp slot `slot`
