@@ -148,11 +148,18 @@ impl ResultSlots {
                 *b = [0; (SLOT_WINDOW / 64) as usize];
             }
         } else {
-            for c in self.past + 1..=now {
-                let (w, bit) = ((c % SLOT_WINDOW / 64) as usize, c % 64);
+            // Clear the cycles `(past, now]`, a word's run at a time.
+            let mut pos = (self.past + 1) % SLOT_WINDOW;
+            let mut left = now - self.past;
+            while left > 0 {
+                let (w, o) = ((pos / 64) as usize, pos % 64);
+                let k = left.min(64 - o);
+                let run = if k == 64 { !0 } else { ((1u64 << k) - 1) << o };
                 for b in &mut self.bits {
-                    b[w] &= !(1 << bit);
+                    b[w] &= !run;
                 }
+                pos = (pos + k) % SLOT_WINDOW;
+                left -= k;
             }
         }
         self.past = now;
@@ -230,8 +237,9 @@ impl OperandCollector {
             }
             let mut at = self.bank_free[b].max(from);
             // Skip the cycles in which a result is written to the bank.
-            while at - *base < 64 && *mask >> (at - *base) & 1 == 1 {
-                at += 1;
+            let off = at - *base;
+            if off < 64 {
+                at += u64::from((*mask >> off).trailing_ones());
             }
             self.bank_free[b] = at + 1;
             done = done.max(at + 1);
