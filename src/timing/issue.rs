@@ -150,8 +150,9 @@ impl Sm {
         let width = ctx.cfg.core.issue_width.max(1);
         let mut order = std::mem::take(&mut self.order_buf);
         let nsched = self.sched_warps.len();
+        let rotation = Self::sched_rotation(nsched, now, ctx);
         for si in 0..nsched {
-            let s = self.sched_turn(si, nsched, now, ctx);
+            let s = Self::sched_turn(si, nsched, rotation);
             // Units free now, one bit each (an issue may take one).
             let mut free = self.free_units(now);
             order.clear();
@@ -171,8 +172,11 @@ impl Sm {
                 // No warp can issue (none is blocked only by a free unit):
                 // the scheduler's state is its first warp's, if the policy
                 // can name it without ordering them all.
-                let issuable =
-                    (0..UNITS).any(|u| free >> u & 1 == 1 && self.groups[s * UNITS + u].count > 0);
+                let issuable = free & self.groups_nonempty[s] != 0;
+                debug_assert_eq!(
+                    issuable,
+                    (0..UNITS).any(|u| free >> u & 1 == 1 && self.groups[s * UNITS + u].count > 0)
+                );
                 let would_issue = |slot: u32| {
                     let code = self.charge_codes[slot as usize];
                     code >= GROUP && free >> (code - GROUP) & 1 == 1
@@ -337,8 +341,9 @@ impl Sm {
         let width = ctx.cfg.core.issue_width.max(1);
         let mut order = std::mem::take(&mut self.order_buf);
         let nsched = self.sched_warps.len();
+        let rotation = Self::sched_rotation(nsched, now, ctx);
         for si in 0..nsched {
-            let s = self.sched_turn(si, nsched, now, ctx);
+            let s = Self::sched_turn(si, nsched, rotation);
             order.clear();
             if self.wants_detail[s] {
                 self.fill_detail(s, now, ctx.table);
@@ -500,15 +505,23 @@ impl Sm {
         }
     }
 
-    /// The scheduler that runs `i`-th in cycle `now`: 0, 1, … in order, or,
-    /// with `core.rotate_sched_priority`, starting from scheduler `now` mod
-    /// `n` (GPGPU-Sim's `shader_core_ctx::issue`: `Issue_Prio` advances
+    /// The scheduler that runs `i`-th of `n` in a cycle whose turns start
+    /// at scheduler `rotation` ([`Sm::sched_rotation`]): 0, 1, … in order,
+    /// or, with `core.rotate_sched_priority`, starting from scheduler
+    /// `now` mod `n` (GPGPU-Sim's `shader_core_ctx::issue`: `Issue_Prio` advances
     /// every cycle, so the schedulers take turns at the shared ports).
-    fn sched_turn(&self, i: usize, n: usize, now: u64, ctx: &LaunchCtx<'_>) -> usize {
+    fn sched_turn(i: usize, n: usize, rotation: usize) -> usize {
+        let j = i + rotation;
+        if j >= n { j - n } else { j }
+    }
+
+    /// The first scheduler of cycle `now`'s turns among `n`
+    /// ([`Sm::sched_turn`]).
+    fn sched_rotation(n: usize, now: u64, ctx: &LaunchCtx<'_>) -> usize {
         if ctx.cfg.core.rotate_sched_priority && n > 1 {
-            (i + (now % n as u64) as usize) % n
+            (now % n as u64) as usize
         } else {
-            i
+            0
         }
     }
 

@@ -564,6 +564,9 @@ pub struct Sm {
     pub fixed_counts: [u32; 11],
     /// Incremental issue: unit groups, `scheduler × UNITS + unit`.
     pub groups: Vec<UnitGroup>,
+    /// Incremental issue: per scheduler, one bit per unit whose group has
+    /// members (`groups[s * UNITS + u].count > 0`).
+    pub groups_nonempty: Vec<u8>,
     /// Incremental issue: warps to re-evaluate at the next run.
     pub dirty: Vec<u32>,
     /// Incremental issue: (cycle, slot) at which a cached reason expires,
@@ -692,6 +695,7 @@ impl Sm {
             redirects_pending: 0,
             fixed_counts: [0; 11],
             groups: vec![UnitGroup::default(); ns * UNITS],
+            groups_nonempty: vec![0; ns],
             dirty: Vec::new(),
             reason_timers: Default::default(),
             barrier_counters: Default::default(),

@@ -103,6 +103,7 @@ impl Sm {
             Charge::Group(u) => {
                 let g = self.group_index(slot, u.index());
                 self.groups[g].count += 1;
+                self.groups_nonempty[g / UNITS] |= 1 << (g % UNITS);
                 self.groups[g].busy_before(now)
             }
         };
@@ -157,6 +158,9 @@ impl Sm {
             w.state_cycles[Stall::Structural as usize] += busy;
             w.state_cycles[READY as usize] += end - is.timed_since - busy;
             self.groups[g].count -= 1;
+            if self.groups[g].count == 0 {
+                self.groups_nonempty[g / UNITS] &= !(1 << (g % UNITS));
+            }
             self.charge_pc(is.charge_pc, Stall::Structural as u8, busy);
             self.charge_pc(is.charge_pc, READY, end - is.timed_since - busy);
         }
