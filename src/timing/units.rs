@@ -274,8 +274,13 @@ impl UnitPool {
 
     /// Unit `k` accepts its next instruction at `until`.
     pub fn book(&mut self, k: usize, until: u64) {
-        self.busy_until[k] = until;
-        self.first_free = self.busy_until.iter().copied().min().unwrap_or(0);
+        let old = std::mem::replace(&mut self.busy_until[k], until);
+        if until <= self.first_free {
+            self.first_free = until;
+        } else if old <= self.first_free {
+            // Unit `k` held the minimum and moved later: look again.
+            self.first_free = self.busy_until.iter().copied().min().unwrap_or(0);
+        }
     }
 
     /// True if some unit accepts an instruction at `now`.
