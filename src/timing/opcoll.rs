@@ -108,8 +108,9 @@ pub struct OperandCollector {
     /// Per collector set, the cycles in which an instruction dispatched
     /// before waits for a unit: the union of the open intervals
     /// `(dispatch, exec)` of the instructions booked, as disjoint open
-    /// intervals (two that share a cycle merged; two that only touch kept
-    /// apart, since neither holds their common end).
+    /// intervals (two whose cycles run on without a gap merged; two that
+    /// only touch, like `(0, 5)` and `(5, 9)`, kept apart, since neither
+    /// holds their common end).
     waiting: [Vec<(u64, u64)>; 2],
 }
 
@@ -352,8 +353,8 @@ impl OperandCollector {
                 e = x;
                 continue;
             }
-            let unit = (0..n)
-                .find(|&k| exec_units.busy_until[k] <= e && !slots.contains(k, e + latency));
+            let unit =
+                (0..n).find(|&k| exec_units.busy_until[k] <= e && !slots.contains(k, e + latency));
             match unit {
                 Some(k) => {
                     slots.insert(k, now, e + latency);
@@ -366,13 +367,15 @@ impl OperandCollector {
     }
 
     /// Adds the open interval `(d, x)` to the disjoint open intervals
-    /// `waiting`, merging those it shares a cycle with.
+    /// `waiting`, merging those whose cycles run on from its own without a
+    /// gap (sharing a cycle, or one ending where the other starts: `(0,
+    /// 5)` and `(4, 9)` hold 1–4 and 5–8, so `(0, 9)`).
     fn add_wait(waiting: &mut Vec<(u64, u64)>, mut d: u64, mut x: u64) {
         if x <= d + 1 {
             // No cycle strictly between: nothing is held.
             return;
         }
-        while let Some(i) = waiting.iter().position(|&(a, b)| a.max(d) + 1 < b.min(x)) {
+        while let Some(i) = waiting.iter().position(|&(a, b)| a.max(d) < b.min(x)) {
             let (a, b) = waiting.swap_remove(i);
             d = d.min(a);
             x = x.max(b);
@@ -507,6 +510,102 @@ mod tests {
         off.collect(Unit::Sp, 1, &[1], 10, &mut sp, 1, 5);
         assert_eq!(off.collect(Unit::Sp, 2, &[3], 11, &mut sp, 1, 4), 15);
         assert_eq!(off.collect(Unit::Sp, 3, &[5], 11, &mut sp, 1, 5), 15);
+    }
+
+    /// The result-slot search as first written: every unit's result cycles
+    /// as a list, every waiting instruction as its own `(dispatch, exec)`.
+    fn naive_result_slot(
+        slots: &mut Vec<Vec<u64>>,
+        waiting: &mut Vec<(u64, u64)>,
+        busy_until: &[u64],
+        now: u64,
+        dispatch: u64,
+        latency: u64,
+    ) -> (usize, u64) {
+        let n = busy_until.len();
+        slots.resize(n, Vec::new());
+        for s in slots.iter_mut() {
+            s.retain(|&r| r > now);
+        }
+        waiting.retain(|&(_, x)| x > now);
+        let mut e = dispatch + 1;
+        loop {
+            let held = waiting
+                .iter()
+                .filter(|&&(d, x)| d < e && x > e)
+                .map(|&(_, x)| x)
+                .max();
+            if let Some(x) = held {
+                e = x;
+                continue;
+            }
+            match (0..n).find(|&k| busy_until[k] <= e && !slots[k].contains(&(e + latency))) {
+                Some(k) => {
+                    slots[k].push(e + latency);
+                    waiting.push((dispatch, e));
+                    return (k, e);
+                }
+                None => e += 1,
+            }
+        }
+    }
+
+    #[test]
+    fn intervals_that_only_touch_hold_nothing_between_them() {
+        // Two instructions wait through (0, 5) and (5, 9): cycle 5 is
+        // neither's (the first leaves its collector for the unit at 5, the
+        // second was dispatched at 5), so one dispatched at 4 may take a
+        // free unit at 5; merged into (0, 9) it would wait until 9.
+        let mut waiting = Vec::new();
+        OperandCollector::add_wait(&mut waiting, 0, 5);
+        OperandCollector::add_wait(&mut waiting, 5, 9);
+        assert_eq!(waiting.len(), 2);
+        let pool = UnitPool::new(2);
+        let mut slots = ResultSlots::default();
+        let got = OperandCollector::unit_with_result_slot(&mut slots, &mut waiting, &pool, 0, 4, 4);
+        assert_eq!(got, (0, 5));
+        // Without a gap between them they merge: (0, 5) and (4, 9) hold
+        // 1..=4 and 5..=8, (0, 5) and (3, 9) share 4.
+        for d in [3, 4] {
+            let mut waiting = Vec::new();
+            OperandCollector::add_wait(&mut waiting, 0, 5);
+            OperandCollector::add_wait(&mut waiting, d, 9);
+            assert_eq!(waiting, vec![(0, 9)]);
+            let mut slots = ResultSlots::default();
+            let got =
+                OperandCollector::unit_with_result_slot(&mut slots, &mut waiting, &pool, 0, 4, 4);
+            assert_eq!(got, (0, 9));
+        }
+    }
+
+    proptest::proptest! {
+        /// The ring of result bits and the merged waiting intervals choose
+        /// the same unit and cycle as the plain lists, call after call
+        /// (latencies past the ring's 512 cycles included).
+        #[test]
+        fn result_slots_agree_with_plain_lists(
+            units in 1usize..4,
+            calls in proptest::collection::vec((0u64..4, 0u64..40, 0usize..6, 1u64..9), 1..300),
+        ) {
+            const LATENCIES: [u64; 6] = [1, 4, 8, 13, 40, 600];
+            let mut pool = UnitPool::new(units as u32);
+            let (mut ring, mut merged) = (ResultSlots::default(), Vec::new());
+            let (mut lists, mut plain) = (Vec::new(), Vec::new());
+            let mut now = 0;
+            for (step, extra, lat, initiation) in calls {
+                now += step;
+                let dispatch = now + 2 + extra % 8;
+                let latency = LATENCIES[lat];
+                let expect =
+                    naive_result_slot(&mut lists, &mut plain, &pool.busy_until, now, dispatch, latency);
+                let got = OperandCollector::unit_with_result_slot(
+                    &mut ring, &mut merged, &pool, now, dispatch, latency,
+                );
+                proptest::prop_assert_eq!(got, expect);
+                pool.book(got.0, got.1 + initiation);
+                proptest::prop_assert_eq!(pool.first_free, *pool.busy_until.iter().min().unwrap());
+            }
+        }
     }
 
     #[test]
