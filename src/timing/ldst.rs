@@ -813,3 +813,27 @@ pub(crate) fn store_transaction_bytes(chunks: u32) -> u32 {
         32
     }
 }
+
+#[cfg(test)]
+mod store_transaction_tests {
+    use super::store_transaction_bytes;
+
+    /// Words `lo..hi` (4-byte 32nds) of a 128-byte line.
+    fn words(lo: u32, hi: u32) -> u32 {
+        (lo..hi).fold(0, |m, w| m | 1 << w)
+    }
+
+    #[test]
+    fn fermi_write_transaction_sizes() {
+        // Both halves: the whole segment.
+        assert_eq!(store_transaction_bytes(words(2, 18)), 128);
+        assert_eq!(store_transaction_bytes(words(15, 17)), 128);
+        assert_eq!(store_transaction_bytes(1 | 1 << 31), 128);
+        // One half, both of its quarters: 64.
+        assert_eq!(store_transaction_bytes(words(0, 16)), 64);
+        assert_eq!(store_transaction_bytes(words(20, 26)), 64);
+        // One quarter: 32.
+        assert_eq!(store_transaction_bytes(words(0, 8)), 32);
+        assert_eq!(store_transaction_bytes(words(25, 26)), 32);
+    }
+}
