@@ -1129,7 +1129,10 @@ fn the_l2_evicts_at_the_miss() {
 #[test]
 fn a_sector_written_in_part_is_fetched_on_read() {
     for on in [false, true] {
-        let cfg = config(&["l2.fill_on_copy=false", &format!("l2.partial_write_miss={on}")]);
+        let cfg = config(&[
+            "l2.fill_on_copy=false",
+            &format!("l2.partial_write_miss={on}"),
+        ]);
         let map = AddrMap::new(&cfg);
         let line = u64::from(cfg.l2.line);
         let a = u64::from(cfg.l2.line / cfg.l2.sector_bytes);
@@ -1147,8 +1150,15 @@ fn a_sector_written_in_part_is_fetched_on_read() {
         settle(&mut m, &mut now, &[(0, line_read(&cfg, 0, p, 2))]);
         let d = m.stats.since(&before);
         let (hits, reads) = if on { (0, a) } else { (1, a - 1) };
-        assert_eq!(d.l2_accesses, 1 + a, "on={on}: P's store (one sector) and read");
-        assert_eq!(d.l2_hits, hits, "on={on}: P's read hits (the store to an absent line none)");
+        assert_eq!(
+            d.l2_accesses,
+            1 + a,
+            "on={on}: P's store (one sector) and read"
+        );
+        assert_eq!(
+            d.l2_hits, hits,
+            "on={on}: P's read hits (the store to an absent line none)"
+        );
         assert_eq!(d.dram_reads, reads, "on={on}: P's read from DRAM");
         let before = m.stats.clone();
         settle(&mut m, &mut now, &[(0, line_write(q, 0..4, 16, 3))]);
@@ -1195,8 +1205,11 @@ fn stores_are_fermi_write_transactions() {
         let text = std::fs::read_to_string(&m).unwrap();
         move |lanes: u32| {
             let p = m.with_file_name(format!("store_lines_{lanes}.toml"));
-            std::fs::write(&p, text.replace("block = [32, 1, 1]", &format!("block = [{lanes}, 1, 1]")))
-                .unwrap();
+            std::fs::write(
+                &p,
+                text.replace("block = [32, 1, 1]", &format!("block = [{lanes}, 1, 1]")),
+            )
+            .unwrap();
             p
         }
     };
@@ -1218,7 +1231,11 @@ fn stores_are_fermi_write_transactions() {
         let f = |b: u32| u64::from((cfg.icnt.header_bytes + b).div_ceil(cfg.icnt.flit_bytes));
         let acks = 4 * (on_acc - off_acc);
         let extra = if lanes == 24 { 4 * (f(128) - f(96)) } else { 0 };
-        assert_eq!(flits[1].1 - flits[0].1, acks, "{lanes} lanes: acknowledgements");
+        assert_eq!(
+            flits[1].1 - flits[0].1,
+            acks,
+            "{lanes} lanes: acknowledgements"
+        );
         assert_eq!(
             flits[1].0 - flits[0].0,
             extra + acks * f(0),
@@ -1243,7 +1260,11 @@ fn stores_are_fermi_write_transactions() {
             .collect();
         let mut ms = MemSys::new(&cfg);
         let mut now = 0;
-        settle(&mut ms, &mut now, &[(0, line_write(lines[0], 8..24, 128, 1))]);
+        settle(
+            &mut ms,
+            &mut now,
+            &[(0, line_write(lines[0], 8..24, 128, 1))],
+        );
         let accesses = ms.stats.l2_accesses;
         settle(&mut ms, &mut now, &[(0, line_read(&cfg, 0, lines[1], 2))]);
         let atom = u64::from(cfg.dram.burst_length * cfg.dram.bus_width * cfg.dram.chips);

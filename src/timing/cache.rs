@@ -309,7 +309,11 @@ impl TagArray {
             return;
         }
         let per = per_sector.clamp(1, 32);
-        let full = if per >= 32 { u32::MAX } else { (1u32 << per) - 1 };
+        let full = if per >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << per) - 1
+        };
         let mut u = w.unreadable;
         while u != 0 {
             let s = u.trailing_zeros();

@@ -885,7 +885,11 @@ impl MemSys {
             let merged = self.slices[s].mshr.iter().position(|m| m.line == line);
             let pending = merged.map_or(0, |i| self.slices[s].mshr[i].pending);
             // Sectors to fetch: needed, not valid, not already on their way.
-            let fetch = if write { 0 } else { need & !readable & !pending };
+            let fetch = if write {
+                0
+            } else {
+                need & !readable & !pending
+            };
             if fetch != 0 && !self.dram.can_accept_n(s as u32, fetch.count_ones()) {
                 // The DRAM queue is full: the lookup waits (counted stall).
                 self.blocked_now += 1;
@@ -952,7 +956,9 @@ impl MemSys {
                     // readable until completed or fetched.
                     let granules = self.l2_granules_of(&p);
                     let per = (self.sector_bytes * 32 / self.l2_line).max(1) as u32;
-                    self.slices[s].tags.note_write(line, granules, need & !valid, per);
+                    self.slices[s]
+                        .tags
+                        .note_write(line, granules, need & !valid, per);
                 }
                 let end = self.slices[s].next_lookup;
                 self.hold_data_port(s, end, port);
