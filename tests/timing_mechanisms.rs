@@ -31,16 +31,19 @@ fn manifest(tag: &str, entry: &str, body: &str) -> PathBuf {
     micro::manifest("mech", tag, entry, body)
 }
 
-/// The six GPGPU-Sim mechanisms `gtx480` has on since session 16,
-/// turned off: each microbenchmark here isolates one mechanism, and
-/// (j)–(o) turn theirs on by name.
-const SIX_OFF: [&str; 6] = [
+/// The GPGPU-Sim mechanisms `gtx480` has on since session 16 (the six)
+/// and 17 (the L2's partial-write readability and the Fermi store
+/// transactions), turned off: each microbenchmark here isolates one
+/// mechanism, and (j)–(q) turn theirs on by name.
+const SIX_OFF: [&str; 8] = [
     "core.rotate_sched_priority=false",
     "opcoll.unit_result_slots=false",
     "opcoll.predicate_banks=false",
     "l2.rop_transfer=false",
     "core.branch_redirect=false",
     "l2.allocate_on_miss=false",
+    "l2.partial_write_miss=false",
+    "l1d.store_transactions=false",
 ];
 
 /// gtx480 without [`SIX_OFF`]'s mechanisms, with `--set` overrides
@@ -62,6 +65,43 @@ fn line_read(cfg: &GpuConfig, sm: u32, addr: u64, tag: u32) -> Packet {
         tag,
         perform: false,
     }
+}
+
+/// A store of the 4-byte words `words` (word *i* = bytes [4i, 4i + 4)
+/// of the line) that SM 0's L1D writes through to L2 for line `addr`,
+/// with payload `req_bytes`, tagged `tag`.
+fn line_write(addr: u64, words: std::ops::Range<u32>, req_bytes: u32, tag: u32) -> Packet {
+    let chunks = words.fold(0u32, |m, w| m | 1 << w);
+    Packet {
+        kind: PacketKind::Write,
+        sm: 0,
+        addr,
+        req_bytes,
+        reply_bytes: 0,
+        chunks,
+        tag,
+        perform: false,
+    }
+}
+
+/// Injects `sends` (cycle offset, packet) into `m` from `*now` on and
+/// runs it until every packet has its reply and the memory is idle.
+fn settle(m: &mut MemSys, now: &mut u64, sends: &[(u64, Packet)]) {
+    let (mut atomics, mut replies) = (Vec::new(), Vec::new());
+    let start = *now;
+    let mut got = 0;
+    while (got < sends.len() || m.busy()) && *now < start + 100_000 {
+        for &(t, p) in sends {
+            if start + t == *now {
+                m.inject(*now, 0, p);
+            }
+        }
+        replies.clear();
+        m.cycle(*now, &mut atomics, &mut replies);
+        got += replies.len();
+        *now += 1;
+    }
+    assert_eq!(got, sends.len(), "every packet answered");
 }
 
 /// A `gto` run with its issue log.
@@ -1063,5 +1103,179 @@ fn the_l2_evicts_at_the_miss() {
                 gap[1]
             );
         }
+    }
+}
+
+/// (p) A sector written only in part holds no readable data
+/// (`l2.partial_write_miss`; GPGPU-Sim's lazy-fetch-on-read L2, `L` in
+/// `-gpgpu_cache:dl2 ...,L:B:m:L:L`: `wr_miss_wa_lazy_fetch_on_read`
+/// clears a sector's `m_readable` unless the store covers its 32 bytes,
+/// `update_m_readable` sets it once the line's byte mask covers them,
+/// and `tag_array::probe` answers `SECTOR_MISS` to a read of a modified
+/// sector not readable). One slice, nothing uploaded, every packet
+/// answered before the next is sent; `a` sectors per line, 8 words per
+/// sector:
+///
+/// * line P: words 0–3 (half of sector 0) stored, then the line read:
+///   off, sector 0 hits and the other `a` − 1 are read from DRAM; on,
+///   sector 0 misses too: `a` DRAM reads, no hit;
+/// * line Q: words 0–3, then words 4–7 (the rest of sector 0) stored,
+///   then the line read: sector 0 is whole and hits either way, `a` − 1
+///   DRAM reads;
+/// * line P read again: every sector hits (on, the fetch made sector 0
+///   readable, its written words kept), no DRAM read.
+///
+/// No line is evicted: no DRAM write.
+#[test]
+fn a_sector_written_in_part_is_fetched_on_read() {
+    for on in [false, true] {
+        let cfg = config(&[
+            "l2.fill_on_copy=false",
+            &format!("l2.partial_write_miss={on}"),
+        ]);
+        let map = AddrMap::new(&cfg);
+        let line = u64::from(cfg.l2.line);
+        let a = u64::from(cfg.l2.line / cfg.l2.sector_bytes);
+        let slice = map.decode(GLOBAL_BASE).slice;
+        let lines: Vec<u64> = (0..4096)
+            .map(|i| GLOBAL_BASE + i * line)
+            .filter(|&l| map.decode(l).slice == slice)
+            .take(2)
+            .collect();
+        let (p, q) = (lines[0], lines[1]);
+        let mut m = MemSys::new(&cfg);
+        let mut now = 0;
+        let before = m.stats.clone();
+        settle(&mut m, &mut now, &[(0, line_write(p, 0..4, 16, 1))]);
+        settle(&mut m, &mut now, &[(0, line_read(&cfg, 0, p, 2))]);
+        let d = m.stats.since(&before);
+        let (hits, reads) = if on { (0, a) } else { (1, a - 1) };
+        assert_eq!(
+            d.l2_accesses,
+            1 + a,
+            "on={on}: P's store (one sector) and read"
+        );
+        assert_eq!(
+            d.l2_hits, hits,
+            "on={on}: P's read hits (the store to an absent line none)"
+        );
+        assert_eq!(d.dram_reads, reads, "on={on}: P's read from DRAM");
+        let before = m.stats.clone();
+        settle(&mut m, &mut now, &[(0, line_write(q, 0..4, 16, 3))]);
+        settle(&mut m, &mut now, &[(0, line_write(q, 4..8, 16, 4))]);
+        settle(&mut m, &mut now, &[(0, line_read(&cfg, 0, q, 5))]);
+        let d = m.stats.since(&before);
+        assert_eq!(d.dram_reads, a - 1, "on={on}: Q's sector 0 was completed");
+        let before = m.stats.clone();
+        settle(&mut m, &mut now, &[(0, line_read(&cfg, 0, p, 6))]);
+        let d = m.stats.since(&before);
+        assert_eq!((d.l2_hits, d.dram_reads), (a, 0), "on={on}: P again");
+        assert_eq!(m.stats.dram_writes, 0, "on={on}: nothing evicted");
+    }
+}
+
+/// (q) Stores are GPGPU-Sim's Fermi write transactions
+/// (`l1d.store_transactions`; `memory_coalescing_arch` with 128-byte
+/// segments for 4-byte words under `-gpgpu_coalesce_arch 20`, reduced
+/// by `memory_coalescing_arch_reduce_and_send` to the half or quarter a
+/// request keeps to; the L2 splits a 128-byte request into all four
+/// sectors, `breakdown_request_to_sector_requests`).
+///
+/// In the pipeline, `store_lines` with `lanes` threads stores words
+/// 0..`lanes` of four lines: 24 lanes touch quarters 0–2 (both halves:
+/// a 128-byte transaction, 4 sector accesses on, 3 off), 16 lanes the
+/// lower half (64 bytes, 2 accesses either way), 8 lanes one quarter
+/// (32 bytes, 1). The L2 accesses are the stores' plus 4 per
+/// instruction line missed; with 24 lanes each store's payload is 128
+/// bytes instead of 96, ⌈(header + 128) / flit⌉ − ⌈(header + 96) /
+/// flit⌉ more request flits each, and its fourth sector access one more
+/// (header-only) acknowledgement.
+///
+/// In the L2 (one slice, one set of one way, nothing uploaded): a
+/// 128-byte store writing words 8–23 (sectors 1 and 2) and then a read
+/// of another line, which evicts it: on, all `a` sectors are dirty (the
+/// two it has no bytes of were written with none) and the write-back
+/// moves `a` sectors, ⌈a × sector / atom⌉ DRAM write commands; off, 2
+/// sectors, ⌈2 × sector / atom⌉ commands.
+#[test]
+fn stores_are_fermi_write_transactions() {
+    let m = one_warp_out("store_lines");
+    let m = {
+        // The same kernel with a block of `lanes` threads.
+        let text = std::fs::read_to_string(&m).unwrap();
+        move |lanes: u32| {
+            let p = m.with_file_name(format!("store_lines_{lanes}.toml"));
+            std::fs::write(
+                &p,
+                text.replace("block = [32, 1, 1]", &format!("block = [{lanes}, 1, 1]")),
+            )
+            .unwrap();
+            p
+        }
+    };
+    for (lanes, on_acc, off_acc) in [(24u64, 4u64, 3u64), (16, 2, 2), (8, 1, 1)] {
+        let mut flits = Vec::new();
+        for (on, per) in [(false, off_acc), (true, on_acc)] {
+            let cfg = config(&[&format!("l1d.store_transactions={on}")]);
+            let r = run(&m(lanes as u32), &cfg);
+            assert_eq!(
+                r.stats.mem.l2_accesses,
+                4 * per + r.stats.total.icache_misses * 4,
+                "{lanes} lanes, on={on}: four stores of {per} sector accesses and the instruction lines"
+            );
+            flits.push((r.stats.mem.icnt_flits, r.stats.mem.icnt_replies));
+        }
+        // Each sector access is acknowledged alone (one header-only
+        // packet each with the reply crossbar).
+        let cfg = config(&[]);
+        let f = |b: u32| u64::from((cfg.icnt.header_bytes + b).div_ceil(cfg.icnt.flit_bytes));
+        let acks = 4 * (on_acc - off_acc);
+        let extra = if lanes == 24 { 4 * (f(128) - f(96)) } else { 0 };
+        assert_eq!(
+            flits[1].1 - flits[0].1,
+            acks,
+            "{lanes} lanes: acknowledgements"
+        );
+        assert_eq!(
+            flits[1].0 - flits[0].0,
+            extra + acks * f(0),
+            "{lanes} lanes: request and acknowledgement flits"
+        );
+    }
+    for on in [false, true] {
+        let cfg = config(&[
+            "l2.sets=1",
+            "l2.ways=1",
+            "l2.fill_on_copy=false",
+            &format!("l1d.store_transactions={on}"),
+        ]);
+        let map = AddrMap::new(&cfg);
+        let line = u64::from(cfg.l2.line);
+        let a = u64::from(cfg.l2.line / cfg.l2.sector_bytes);
+        let slice = map.decode(GLOBAL_BASE).slice;
+        let lines: Vec<u64> = (0..4096)
+            .map(|i| GLOBAL_BASE + i * line)
+            .filter(|&l| map.decode(l).slice == slice)
+            .take(2)
+            .collect();
+        let mut ms = MemSys::new(&cfg);
+        let mut now = 0;
+        settle(
+            &mut ms,
+            &mut now,
+            &[(0, line_write(lines[0], 8..24, 128, 1))],
+        );
+        let accesses = ms.stats.l2_accesses;
+        settle(&mut ms, &mut now, &[(0, line_read(&cfg, 0, lines[1], 2))]);
+        let atom = u64::from(cfg.dram.burst_length * cfg.dram.bus_width * cfg.dram.chips);
+        let sector = u64::from(cfg.l2.sector_bytes);
+        let dirty = if on { a } else { 2 };
+        assert_eq!(accesses, dirty, "on={on}: the store's sector accesses");
+        assert_eq!(ms.stats.l2_writebacks, 1, "on={on}: one write-back");
+        assert_eq!(
+            ms.stats.dram_writes,
+            (dirty * sector).div_ceil(atom),
+            "on={on}: the write-back's DRAM writes"
+        );
     }
 }

@@ -234,6 +234,20 @@ pub struct L1dConfig {
     /// Global atomics make one request per segment of this many bytes and
     /// per group of lanes touching distinct bytes in it.
     pub atomic_segment: u32,
+    /// A store's line requests are GPGPU-Sim's Fermi write transactions
+    /// (`warp_inst_t::memory_coalescing_arch` with `-gpgpu_coalesce_arch
+    /// 20` and the L1D not skipped, then
+    /// `memory_coalescing_arch_reduce_and_send`): for 4-, 8- and 16-byte
+    /// accesses to 128-byte lines, a request whose bytes fall in both
+    /// 64-byte halves of its line is one 128-byte transaction, else the
+    /// half (64 bytes) or quarter (32 bytes) holding them. The
+    /// transaction's size is the request's payload in the interconnect,
+    /// and the L2 splits a 128-byte one into all four sectors of its line
+    /// (`memory_sub_partition::breakdown_request_to_sector_requests`),
+    /// so the sectors it holds no bytes of are accesses too, written with
+    /// no bytes: they become dirty. false: a store's payload is the bytes
+    /// its lanes write and it accesses only the sectors they fall in.
+    pub store_transactions: bool,
     /// Stages of the L1D latency queue that loads and stores pass before
     /// their tag lookup (GPGPU-Sim's `l1_latency_queue`, one bank): one
     /// access enters per cycle while the queue holds fewer than this many,
@@ -387,6 +401,18 @@ pub struct L2Config {
     /// waits (a reservation failure). false: the victim is evicted at the
     /// fill.
     pub allocate_on_miss: bool,
+    /// A sector a store wrote only in part while it was not valid holds
+    /// no readable data until stores have written all of it (since its
+    /// line was allocated) or a read has fetched it: a read of it misses
+    /// and fetches the sector from DRAM, as GPGPU-Sim's lazy-fetch-on-read
+    /// L2 (`L` in `-gpgpu_cache:dl2 ...,L:B:m:L:L`;
+    /// `wr_miss_wa_lazy_fetch_on_read` clears the sector's `m_readable`
+    /// unless the store covers its 32 bytes, `update_m_readable` sets it
+    /// once the line's byte mask covers them, and `tag_array::probe`
+    /// answers `SECTOR_MISS` for a modified sector not readable). Written
+    /// bytes are tracked in 32nds of the line (4 bytes on 128-byte
+    /// lines). false: any store makes its sectors readable.
+    pub partial_write_miss: bool,
     /// Bytes per cycle a slice's data array reads out for a write-back
     /// (GPGPU-Sim's L2 data port width, the last field of
     /// `-gpgpu_cache:dl2`): a lookup or fill that evicts a dirty line
@@ -633,6 +659,7 @@ impl GpuConfig {
                 hash_sets: true,
                 allocate_on_miss: true,
                 atomic_segment: 32,
+                store_transactions: true,
                 latency_queue: 35,
                 miss_queue: 8,
             },
@@ -664,6 +691,7 @@ impl GpuConfig {
                 input_queue: 64,
                 rop_transfer: true,
                 allocate_on_miss: true,
+                partial_write_miss: true,
                 data_port_width: 32,
             },
             dram: DramConfig {
@@ -758,6 +786,8 @@ impl GpuConfig {
         c.opcoll.predicate_banks = false;
         c.l2.rop_transfer = false;
         c.l2.allocate_on_miss = false;
+        c.l2.partial_write_miss = false;
+        c.l1d.store_transactions = false;
         c
     }
 }

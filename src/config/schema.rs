@@ -235,6 +235,7 @@ schema! {
         miss_latency: U32 <= 1_000_000, "cycles a missing load or a store spends in the L1D pipeline before leaving for L2";
         allocate_on_miss: Bool <= 1, "reserve (and evict for) a missing line's way when the miss is sent; a miss finding every way of its set reserved waits (a reservation failure, counted in mshr_full)";
         atomic_segment: U32 <= 128, "global atomics: one request per segment of this many bytes and per group of lanes touching distinct bytes of it (lanes updating one word go in separate requests)";
+        store_transactions: Bool <= 1, "stores of 4-16-byte lanes to 128-byte lines make GPGPU-Sim's Fermi write transactions: 128 bytes when they touch both halves of the line, else the 64- or 32-byte part holding them; that size is the request's payload, and a 128-byte one accesses (and dirties) all four L2 sectors of its line (breakdown_request_to_sector_requests); false: payload = bytes written, only their sectors";
         hash_sets: Bool <= 1, "index sets with GPGPU-Sim's Fermi L1 hash (bits 7-11 xor 13,14,15,17,19; needs 32 or 64 sets) instead of line mod sets";
         latency_queue: U32 <= 4_096, "stages of the L1D latency queue loads and stores pass before their tag lookup (GPGPU-Sim's l1_latency_queue: one entry per cycle, lookup at the head, a reservation failure holds the head, not the LD/ST unit); 0: look up when the LD/ST unit processes the access";
         miss_queue: U32 <= 4_096, "with latency_queue > 0: packets of the L1D miss queue between the queue head's lookup and the interconnect (GPGPU-Sim's miss queue, one sent per cycle when the SM's input has room; full = a reservation failure); 0: send straight into the interconnect";
@@ -266,6 +267,7 @@ schema! {
         input_queue: U32 <= 65_536, "sector accesses a slice's input queue holds past the ROP delay; when full, requests wait in the interconnect and block their SM's port";
         rop_transfer: Bool <= 1, "with the request crossbar, the input queue fills only by one sector per cycle from the ROP stage and empties by lookups (GPGPU-Sim's unbounded m_rop and m_icnt_L2_queue); false: every sector past the ROP delay counts against input_queue";
         allocate_on_miss: Bool <= 1, "a read miss reserves its way and evicts the victim at the miss (GPGPU-Sim's allocate-on-miss L2, m in -gpgpu_cache:dl2); a set with every way reserved holds the miss; false: the victim is evicted at the fill";
+        partial_write_miss: Bool <= 1, "a sector a store wrote only in part while not valid is not readable until stores complete it or a read fetches it: reads of it miss to DRAM (GPGPU-Sim's lazy-fetch-on-read L2, m_readable); false: any store makes its sectors readable";
         data_port_width: U32 <= 65_536, "bytes per cycle a slice reads out of its data array for a write-back (GPGPU-Sim's L2 data port width): a lookup or fill evicting a dirty line holds the slice's lookups dirty bytes / width cycles; 0 = no cost";
         fill_on_copy: Bool <= 1, "host-to-device copies leave their sectors valid and clean in L2 (GPGPU-Sim's -gpgpu_perf_sim_memcpy 1)";
     }

@@ -39,6 +39,14 @@ struct Way {
     dirty_sectors: u32,
     /// Written since filled (write-back caches only).
     dirty: bool,
+    /// Which 32nds of the line stores have written since it was
+    /// allocated ([`TagArray::note_write`]; GPGPU-Sim's per-line
+    /// `m_dirty_byte_mask`, in 32 granules).
+    written: u32,
+    /// Sectors holding written data but not readable: written in part
+    /// while not valid, and not completed or fetched since (GPGPU-Sim's
+    /// `m_readable` false).
+    unreadable: u32,
     /// Reserved for a line whose fill is outstanding
     /// ([`TagArray::reserve`]): not a hit, never a victim.
     reserved: bool,
@@ -51,6 +59,8 @@ const EMPTY_WAY: Way = Way {
     valid_sectors: 0,
     dirty_sectors: 0,
     dirty: false,
+    written: 0,
+    unreadable: 0,
     reserved: false,
 };
 
@@ -229,6 +239,8 @@ impl TagArray {
             valid_sectors: valid | dirty,
             dirty_sectors: dirty,
             dirty: dirty != 0,
+            written: 0,
+            unreadable: 0,
             reserved,
         };
         (old.line != INVALID).then_some(old)
@@ -270,6 +282,49 @@ impl TagArray {
         self.way[way].valid_sectors
     }
 
+    /// The valid sectors of way `way` a read may hit: those not written
+    /// in part only ([`TagArray::note_write`]).
+    pub fn readable_at(&self, way: usize) -> u32 {
+        let w = &self.way[way];
+        w.valid_sectors & !w.unreadable
+    }
+
+    /// Records a store into present `line` (just written by
+    /// [`TagArray::fill_sectors`]): `granules` are the 32nds of the line
+    /// it wrote, `fresh` the sectors it wrote that were not valid before
+    /// it, `per_sector` granules per sector. A fresh sector becomes
+    /// unreadable; any written sector whose granules have all been
+    /// written since the line was allocated becomes readable (GPGPU-Sim's
+    /// `wr_miss_wa_lazy_fetch_on_read` setting `m_readable` false for a
+    /// sector not wholly written, and `update_m_readable` over the
+    /// line's byte mask). Absent `line`: nothing.
+    pub fn note_write(&mut self, line: u64, granules: u32, fresh: u32, per_sector: u32) {
+        let Some(i) = self.find(line) else {
+            return;
+        };
+        let w = &mut self.way[i];
+        w.written |= granules;
+        w.unreadable |= fresh;
+        if w.unreadable == 0 {
+            return;
+        }
+        let per = per_sector.clamp(1, 32);
+        let full = if per >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << per) - 1
+        };
+        let mut u = w.unreadable;
+        while u != 0 {
+            let s = u.trailing_zeros();
+            u &= u - 1;
+            let shift = s * per;
+            if shift < 32 && (w.written >> shift) & full == full {
+                w.unreadable &= !(1 << s);
+            }
+        }
+    }
+
     /// [`TagArray::access`] of the line in way `way` (not reserved), found
     /// by [`TagArray::way_of`] with no change since: makes it most
     /// recently used.
@@ -304,6 +359,8 @@ impl TagArray {
                 w.dirty |= dirty != 0;
                 w.valid_sectors |= valid | dirty;
                 w.dirty_sectors |= dirty;
+                // Fetched (or copied) data makes its sectors readable.
+                w.unreadable &= !valid;
                 return None;
             }
             if w.reserved {

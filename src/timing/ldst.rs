@@ -252,6 +252,15 @@ impl Sm {
                         );
                     } else {
                         coalesce(d.exec, m.size, cfg.l1d.line, addr, &mut job.reqs);
+                        if kind == JobKind::Store
+                            && cfg.l1d.store_transactions
+                            && cfg.l1d.line == 128
+                            && m.size >= 4
+                        {
+                            for r in &mut job.reqs {
+                                r.bytes = store_transaction_bytes(r.chunks);
+                            }
+                        }
                     }
                 }
                 job.slot = slot;
@@ -784,4 +793,47 @@ impl Sm {
 /// counts it in its warp's `atomics` (shared and global alike).
 fn is_atomic(d: &DynInst) -> bool {
     d.exec != 0 && d.mem.is_some_and(|m| m.atomic.is_some())
+}
+
+/// The size of GPGPU-Sim's Fermi write transaction for a store of 4-,
+/// 8- or 16-byte lanes touching `chunks` (4-byte 32nds) of a 128-byte
+/// line (`memory_coalescing_arch` with 128-byte segments, then
+/// `memory_coalescing_arch_reduce_and_send`): 128 when both 64-byte
+/// halves are touched, else 64 when both 32-byte quarters of the one
+/// half are, else 32 (`l1d.store_transactions`).
+pub(crate) fn store_transaction_bytes(chunks: u32) -> u32 {
+    let quarter = |i: u32| (chunks >> (8 * i)) & 0xff != 0;
+    let (q0, q1, q2, q3) = (quarter(0), quarter(1), quarter(2), quarter(3));
+    let (lower, upper) = (q0 || q1, q2 || q3);
+    if lower && upper {
+        128
+    } else if (q0 && q1) || (q2 && q3) {
+        64
+    } else {
+        32
+    }
+}
+
+#[cfg(test)]
+mod store_transaction_tests {
+    use super::store_transaction_bytes;
+
+    /// Words `lo..hi` (4-byte 32nds) of a 128-byte line.
+    fn words(lo: u32, hi: u32) -> u32 {
+        (lo..hi).fold(0, |m, w| m | 1 << w)
+    }
+
+    #[test]
+    fn fermi_write_transaction_sizes() {
+        // Both halves: the whole segment.
+        assert_eq!(store_transaction_bytes(words(2, 18)), 128);
+        assert_eq!(store_transaction_bytes(words(15, 17)), 128);
+        assert_eq!(store_transaction_bytes(1 | 1 << 31), 128);
+        // One half, both of its quarters: 64.
+        assert_eq!(store_transaction_bytes(words(0, 16)), 64);
+        assert_eq!(store_transaction_bytes(words(20, 26)), 64);
+        // One quarter: 32.
+        assert_eq!(store_transaction_bytes(words(0, 8)), 32);
+        assert_eq!(store_transaction_bytes(words(25, 26)), 32);
+    }
 }

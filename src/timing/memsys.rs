@@ -248,6 +248,11 @@ pub struct MemSys {
     rop_transfer: bool,
     /// `l2.allocate_on_miss`.
     l2_allocate_on_miss: bool,
+    /// `l2.partial_write_miss`.
+    l2_partial_write_miss: bool,
+    /// `l1d.store_transactions`: a write of a whole L2 line's payload
+    /// accesses all its sectors.
+    store_transactions: bool,
     /// Bytes per cycle a slice reads out for a write-back (0: free).
     l2_data_port: u64,
     /// Per SM port: the start cycle of its oldest packet not yet started
@@ -330,6 +335,8 @@ impl MemSys {
             l2_input_queue: u64::from(cfg.l2.input_queue.max(1)),
             rop_transfer: cfg.l2.rop_transfer,
             l2_allocate_on_miss: cfg.l2.allocate_on_miss,
+            l2_partial_write_miss: cfg.l2.partial_write_miss,
+            store_transactions: cfg.l1d.store_transactions,
             l2_data_port: u64::from(cfg.l2.data_port_width),
             to_l2: EventQueue::new(),
             to_sm: EventQueue::new(),
@@ -585,6 +592,15 @@ impl MemSys {
         if p.chunks == u32::MAX {
             return self.all_sectors();
         }
+        if self.store_transactions
+            && p.kind == PacketKind::Write
+            && u64::from(p.req_bytes) >= self.l2_line
+        {
+            // A line-sized write transaction: every sector of the line
+            // is an access (GPGPU-Sim's breakdown of a 128-byte request),
+            // those it has no bytes of written with none.
+            return self.all_sectors();
+        }
         let off = p.addr % self.l2_line;
         let mut m = p.chunks;
         let mut out = 0;
@@ -595,6 +611,31 @@ impl MemSys {
             out |= 1 << ((byte / self.sector_bytes).min(31));
         }
         out & self.all_sectors()
+    }
+
+    /// The 32nds of the L2 line packet `p` writes (a granule counts as
+    /// written when any of its bytes is: granules of 4 bytes on 128-byte
+    /// lines, so narrower stores count whole words).
+    fn l2_granules_of(&self, p: &Packet) -> u32 {
+        if p.chunks == u32::MAX {
+            return u32::MAX;
+        }
+        let granule = (self.l2_line / 32).max(1);
+        let off = p.addr % self.l2_line;
+        let mut m = p.chunks;
+        let mut out = 0u32;
+        while m != 0 {
+            let i = u64::from(m.trailing_zeros());
+            m &= m - 1;
+            let lo = off + i * self.chunk_bytes;
+            let hi = (lo + self.chunk_bytes).min(self.l2_line);
+            let mut b = lo - lo % granule;
+            while b < hi {
+                out |= 1 << (b / granule).min(31);
+                b += granule;
+            }
+        }
+        out
     }
 
     fn send_dram(&mut self, r: DramRequest) {
@@ -835,10 +876,20 @@ impl MemSys {
             let need = self.sectors_of(&p);
             let way = self.slices[s].tags.way_of(line);
             let valid = way.map_or(0, |w| self.slices[s].tags.valid_at(w));
+            // Sectors a read may hit: valid and, with
+            // `l2.partial_write_miss`, not written in part only.
+            let readable = match way {
+                Some(w) if self.l2_partial_write_miss => self.slices[s].tags.readable_at(w),
+                _ => valid,
+            };
             let merged = self.slices[s].mshr.iter().position(|m| m.line == line);
             let pending = merged.map_or(0, |i| self.slices[s].mshr[i].pending);
             // Sectors to fetch: needed, not valid, not already on their way.
-            let fetch = if write { 0 } else { need & !valid & !pending };
+            let fetch = if write {
+                0
+            } else {
+                need & !readable & !pending
+            };
             if fetch != 0 && !self.dram.can_accept_n(s as u32, fetch.count_ones()) {
                 // The DRAM queue is full: the lookup waits (counted stall).
                 self.blocked_now += 1;
@@ -892,7 +943,7 @@ impl MemSys {
                 self.hold_data_port(s, end, port);
             }
             self.stats.l2_accesses += u64::from(accesses);
-            let hits = (need & valid).count_ones();
+            let hits = (need & if write { valid } else { readable }).count_ones();
             self.stats.l2_hits += u64::from(hits);
             self.stats.l2_misses += u64::from(accesses - hits.min(accesses));
             if write {
@@ -900,12 +951,21 @@ impl MemSys {
                 // become valid and dirty; the write is acknowledged at once
                 // (a header-only reply).
                 let port = self.fill_l2(s, line, 0, need);
+                if self.l2_partial_write_miss {
+                    // Sectors written in part while not valid are not
+                    // readable until completed or fetched.
+                    let granules = self.l2_granules_of(&p);
+                    let per = (self.sector_bytes * 32 / self.l2_line).max(1) as u32;
+                    self.slices[s]
+                        .tags
+                        .note_write(line, granules, need & !valid, per);
+                }
                 let end = self.slices[s].next_lookup;
                 self.hold_data_port(s, end, port);
                 self.reply(now, s, p);
                 continue;
             }
-            if need & !valid == 0 {
+            if need & !readable == 0 {
                 // Present (every needed sector is valid): found above.
                 if let Some(w) = way {
                     self.slices[s].tags.touch(w);
