@@ -776,10 +776,15 @@ fn baws_is_the_gtx480_machine_of_the_baws_paper() {
     assert_eq!(c.core.schedulers_per_sm, 2);
     assert_eq!(c.core.ibuffer_entries, 2);
     // The paper names nothing else: every other value is gtx480's, but
-    // for the schedulers' turns at the shared ports, which its GPGPU-Sim
-    // (3.2.2) does not have.
+    // for what its GPGPU-Sim (3.2.2) does not have: the schedulers' turns
+    // at the shared ports, the Fermi write transactions and the
+    // lazy-fetch-on-read L2 (all three came on the way to 4.0).
     assert!(!c.core.rotate_sched_priority);
+    assert!(!c.l1d.store_transactions);
+    assert!(!c.l2.partial_write_miss);
     let mut gtx480 = preset("gtx480");
     gtx480.core.rotate_sched_priority = false;
+    gtx480.l1d.store_transactions = false;
+    gtx480.l2.partial_write_miss = false;
     assert_eq!(c, gtx480);
 }
