@@ -32,10 +32,11 @@ fn manifest(tag: &str, entry: &str, body: &str) -> PathBuf {
 }
 
 /// The GPGPU-Sim mechanisms `gtx480` has on since session 16 (the six)
-/// and 17 (the L2's partial-write readability and the Fermi store
-/// transactions), turned off: each microbenchmark here isolates one
-/// mechanism, and (j)–(q) turn theirs on by name.
-const SIX_OFF: [&str; 8] = [
+/// and 17 (the L2's partial-write readability, the Fermi store
+/// transactions and the module's consecutive code addresses),
+/// turned off: each microbenchmark here isolates one mechanism, and
+/// (j)–(r) turn theirs on by name.
+const SIX_OFF: [&str; 9] = [
     "core.rotate_sched_priority=false",
     "opcoll.unit_result_slots=false",
     "opcoll.predicate_banks=false",
@@ -44,6 +45,7 @@ const SIX_OFF: [&str; 8] = [
     "l2.allocate_on_miss=false",
     "l2.partial_write_miss=false",
     "l1d.store_transactions=false",
+    "core.contiguous_code=false",
 ];
 
 /// gtx480 without [`SIX_OFF`]'s mechanisms, with `--set` overrides
@@ -1278,4 +1280,56 @@ fn stores_are_fermi_write_transactions() {
             "on={on}: the write-back's DRAM writes"
         );
     }
+}
+
+/// (r) A module's kernels take consecutive instruction addresses
+/// (`core.contiguous_code`; GPGPU-Sim's `function_info::ptx_assemble`
+/// numbers every function's instructions from the global
+/// `g_assemble_code_next_pc`, 8 bytes each, and `shader_core_ctx::fetch`
+/// reads them at `PROGRAM_MEM_START` + PC). One warp runs a straight-line
+/// entry `e` of `micro.ptx` (every one of its n instructions issues once)
+/// on a cold I-cache of L-byte lines: it misses once per line its code
+/// spans. Off (every preset but `gtx480` and `baws`), the kernel's code
+/// starts on a line: ⌈8n / L⌉ misses. On, it starts 8 × (instructions
+/// of the entries before it) bytes into the module, o = that mod L bytes
+/// into its first line: ⌈(o + 8n) / L⌉ misses.
+#[test]
+fn a_modules_kernels_take_consecutive_instruction_addresses() {
+    let l = u64::from(config(&[]).icache.line);
+    let mut differs = false;
+    for entry in ["store_lines", "load_shared"] {
+        let m = one_warp_out(entry);
+        let p = prepare(&m, None).unwrap();
+        let n = p.program.kernel(p.entry).insts.len() as u64;
+        let before: u64 = (0..p.entry)
+            .map(|j| {
+                let k = p.program.kernel(j);
+                k.funcs
+                    .first()
+                    .map_or(k.insts.len(), |f| f.entry.0 as usize) as u64
+            })
+            .sum();
+        let o = (8 * before) % l;
+        let misses = |on: bool| {
+            let sets: &[&str] = if on {
+                &["core.contiguous_code=true"]
+            } else {
+                &["core.contiguous_code=false"]
+            };
+            let r = run(&m, &config(sets));
+            assert_eq!(r.stats.total.warp_insts, n, "{entry}: straight line");
+            r.stats.total.icache_misses
+        };
+        assert_eq!(misses(false), (8 * n).div_ceil(l), "{entry}, off");
+        assert_eq!(
+            misses(true),
+            (o + 8 * n).div_ceil(l),
+            "{entry}, on (offset {o})"
+        );
+        differs |= (o + 8 * n).div_ceil(l) != (8 * n).div_ceil(l);
+    }
+    assert!(
+        differs,
+        "one of the entries straddles a line only when contiguous"
+    );
 }

@@ -141,6 +141,14 @@ pub struct CoreConfig {
     /// stops after a control instruction and the target is fetched in the
     /// cycle it issues.
     pub branch_redirect: bool,
+    /// The kernels of a module take consecutive instruction addresses in
+    /// file order (GPGPU-Sim's `function_info::ptx_assemble`, which
+    /// numbers every function's instructions from the global
+    /// `g_assemble_code_next_pc`): a kernel starts at the byte after the
+    /// previous kernel's last instruction, so its first I-cache line may
+    /// be that kernel's last. Otherwise each kernel's code starts on a
+    /// line of its own, 2^32 bytes from the previous kernel's.
+    pub contiguous_code: bool,
     /// I-buffer slots per warp.
     pub ibuffer_entries: u32,
     /// SP (integer and fp32) units per SM.
@@ -610,6 +618,7 @@ impl GpuConfig {
                 issue_width: 1,
                 rotate_sched_priority: true,
                 branch_redirect: true,
+                contiguous_code: true,
                 ibuffer_entries: 2,
                 sp_units: 2,
                 sfu_units: 1,
@@ -782,6 +791,7 @@ impl GpuConfig {
         // stay off: the tests' analytic counts were made without them.
         c.core.rotate_sched_priority = false;
         c.core.branch_redirect = false;
+        c.core.contiguous_code = false;
         c.opcoll.unit_result_slots = false;
         c.opcoll.predicate_banks = false;
         c.l2.rop_transfer = false;

@@ -186,6 +186,7 @@ schema! {
         schedulers_per_sm: U32 <= 64, "warp schedulers per SM (warp w belongs to scheduler w % n)";
         issue_width: U32 <= 64, "instructions each scheduler may issue per cycle";
         rotate_sched_priority: Bool <= 1, "schedulers take turns going first at the ports they share (scheduler now % n first, GPGPU-Sim's Issue_Prio); false: scheduler 0 always first";
+        contiguous_code: Bool <= 1, "the kernels of a PTX module share one instruction address space in file order, each starting at the byte after the previous kernel's last instruction (GPGPU-Sim's function_info::ptx_assemble, g_assemble_code_next_pc; fetched at PROGRAM_MEM_START + PC), so a later kernel's first I-cache line may be the previous kernel's last one; false: each kernel's code starts on a line of its own, 2^32 bytes apart";
         branch_redirect: Bool <= 1, "fetch goes past branches (next fetch = fall-through of the issued instruction); the scheduler flushes a wrong-path I-buffer head and refetches (GPGPU-Sim's scheduler_unit::cycle control hazard); false: fetch stops after a control instruction";
         ibuffer_entries: U32 <= 1_024, "I-buffer slots per warp";
         sp_units: U32 <= 1_024, "SP units (integer and fp32) per SM";

@@ -2,7 +2,9 @@
 //! that need instructions (live, not exited, I-buffer empty, no unresolved
 //! control instruction fetched, no I-cache miss outstanding). Instructions
 //! are 8 bytes at `CODE_BASE + 2^32 × kernel index + 8 × PC` (each kernel
-//! of a module has its own code lines in L2). On an I-cache hit up to
+//! of a module has its own code lines in L2), or with
+//! `core.contiguous_code` at `CODE_BASE` + 8 × (instructions of the
+//! module's earlier kernels + PC), GPGPU-Sim's layout ([`code_base`]). On an I-cache hit up to
 //! `ibuffer_entries` sequential instructions enter the I-buffer, valid
 //! `icache.hit_latency` cycles later; fetch stops after a control
 //! instruction (no fetch past an unresolved branch), unless
@@ -18,6 +20,29 @@ use crate::timing::sm::{IbufEntry, LaunchCtx, Sm};
 /// Byte address of the first kernel's instruction 0 (far from data
 /// addresses).
 pub const CODE_BASE: u64 = 0xc000_0000_0000;
+
+/// Byte address of kernel `k`'s instruction 0. With `contiguous`
+/// (`core.contiguous_code`), the module's kernels follow each other in
+/// file order, 8 bytes per instruction, as GPGPU-Sim's
+/// `function_info::ptx_assemble` numbers them: kernel `k` starts after the
+/// entries before it (their own instructions; device functions linked into
+/// a kernel are not counted). Otherwise kernel `k` starts at
+/// `CODE_BASE + 2^32 × k`, on a line of its own.
+pub fn code_base(program: &crate::program::Program, k: usize, contiguous: bool) -> u64 {
+    if !contiguous {
+        return CODE_BASE + ((k as u64) << 32);
+    }
+    let before: u64 = (0..k)
+        .map(|j| {
+            let kernel = program.kernel(j);
+            kernel
+                .funcs
+                .first()
+                .map_or(kernel.insts.len(), |f| f.entry.0 as usize) as u64
+        })
+        .sum();
+    CODE_BASE + 8 * before
+}
 
 impl Sm {
     /// Keeps `slot`'s bit of `fetch_needs` in step with its state: set

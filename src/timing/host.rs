@@ -191,7 +191,7 @@ impl Host for TimingHost<'_> {
             block,
             cfg: &cfg,
             sb_words: scoreboard_words(kernel),
-            code_base: crate::timing::fetch::CODE_BASE + ((k as u64) << 32),
+            code_base: crate::timing::fetch::code_base(program, k, cfg.core.contiguous_code),
             analysis: &program.analyses[k],
             dynamic_shared: shared_bytes,
             sync: self.gpu.sync_policy(),
