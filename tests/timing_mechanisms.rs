@@ -86,6 +86,19 @@ fn line_write(addr: u64, words: std::ops::Range<u32>, req_bytes: u32, tag: u32) 
     }
 }
 
+/// The first `n` L2 lines from `GLOBAL_BASE` up that fall in
+/// `GLOBAL_BASE`'s slice.
+fn lines_of_one_slice(cfg: &GpuConfig, n: usize) -> Vec<u64> {
+    let map = AddrMap::new(cfg);
+    let line = u64::from(cfg.l2.line);
+    let slice = map.decode(GLOBAL_BASE).slice;
+    (0..4096)
+        .map(|i| GLOBAL_BASE + i * line)
+        .filter(|&l| map.decode(l).slice == slice)
+        .take(n)
+        .collect()
+}
+
 /// Injects `sends` (cycle offset, packet) into `m` from `*now` on and
 /// runs it until every packet has its reply and the memory is idle.
 fn settle(m: &mut MemSys, now: &mut u64, sends: &[(u64, Packet)]) {
@@ -1023,15 +1036,8 @@ fn the_l2_evicts_at_the_miss() {
                 "l2.fill_on_copy=false",
                 &format!("l2.allocate_on_miss={on}"),
             ]);
-            let map = AddrMap::new(&cfg);
-            let line = u64::from(cfg.l2.line);
             let a = u64::from(cfg.l2.line / cfg.l2.sector_bytes);
-            let slice = map.decode(GLOBAL_BASE).slice;
-            let lines: Vec<u64> = (0..4096)
-                .map(|i| GLOBAL_BASE + i * line)
-                .filter(|&l| map.decode(l).slice == slice)
-                .take(4)
-                .collect();
+            let lines = lines_of_one_slice(&cfg, 4);
             let read = |addr: u64, tag: u32| line_read(&cfg, 0, addr, tag);
             let mut m = MemSys::new(&cfg);
             let (mut atomics, mut replies) = (Vec::new(), Vec::new());
@@ -1135,15 +1141,8 @@ fn a_sector_written_in_part_is_fetched_on_read() {
             "l2.fill_on_copy=false",
             &format!("l2.partial_write_miss={on}"),
         ]);
-        let map = AddrMap::new(&cfg);
-        let line = u64::from(cfg.l2.line);
         let a = u64::from(cfg.l2.line / cfg.l2.sector_bytes);
-        let slice = map.decode(GLOBAL_BASE).slice;
-        let lines: Vec<u64> = (0..4096)
-            .map(|i| GLOBAL_BASE + i * line)
-            .filter(|&l| map.decode(l).slice == slice)
-            .take(2)
-            .collect();
+        let lines = lines_of_one_slice(&cfg, 2);
         let (p, q) = (lines[0], lines[1]);
         let mut m = MemSys::new(&cfg);
         let mut now = 0;
@@ -1251,15 +1250,8 @@ fn stores_are_fermi_write_transactions() {
             "l2.fill_on_copy=false",
             &format!("l1d.store_transactions={on}"),
         ]);
-        let map = AddrMap::new(&cfg);
-        let line = u64::from(cfg.l2.line);
         let a = u64::from(cfg.l2.line / cfg.l2.sector_bytes);
-        let slice = map.decode(GLOBAL_BASE).slice;
-        let lines: Vec<u64> = (0..4096)
-            .map(|i| GLOBAL_BASE + i * line)
-            .filter(|&l| map.decode(l).slice == slice)
-            .take(2)
-            .collect();
+        let lines = lines_of_one_slice(&cfg, 2);
         let mut ms = MemSys::new(&cfg);
         let mut now = 0;
         settle(
