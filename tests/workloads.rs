@@ -147,6 +147,14 @@ impl Host for CorruptingHost<'_> {
         self.inner.symbol(name)
     }
 
+    fn bind_texture(
+        &mut self,
+        name: &str,
+        desc: gpusim::func::texture::TextureDesc,
+    ) -> Result<(), WorkloadError> {
+        self.inner.bind_texture(name, desc)
+    }
+
     fn launch(
         &mut self,
         entry: Option<&str>,
@@ -350,6 +358,14 @@ impl Host for InputCorrupter<'_> {
 
     fn symbol(&self, name: &str) -> Option<(u64, u64)> {
         self.inner.symbol(name)
+    }
+
+    fn bind_texture(
+        &mut self,
+        name: &str,
+        desc: gpusim::func::texture::TextureDesc,
+    ) -> Result<(), WorkloadError> {
+        self.inner.bind_texture(name, desc)
     }
 
     fn launch(

@@ -26,7 +26,7 @@ pub const PRESETS: &[&str] = &["gtx480", "daws", "baws", "awg", "tiny", "lfws-fi
 pub const PRESET_TABLE: &[(&str, &str, &str)] = &[
     (
         "gtx480",
-        "NVIDIA Fermi GTX480 as GPGPU-Sim 3.2.2 models it: 15 SMs (BAWS, LFWS, BLWS; the default)",
+        "NVIDIA Fermi GTX480 as GPGPU-Sim 4.2 models it, calibrated: 15 SMs (the default)",
         include_str!("presets/gtx480.toml"),
     ),
     (
@@ -86,6 +86,8 @@ pub struct GpuConfig {
     pub icache: CacheConfig,
     /// L1 data cache (per SM).
     pub l1d: L1dConfig,
+    /// Texture cache (per SM).
+    pub l1t: TexCacheConfig,
     /// Shared memory (per SM).
     pub shared: SharedConfig,
     /// Interconnect between SMs and L2 slices.
@@ -210,6 +212,30 @@ pub struct CacheConfig {
     pub line: u32,
     /// Hit latency in cycles.
     pub hit_latency: u32,
+}
+
+/// The texture cache of an SM (GPGPU-Sim's L1T, `tex_cache`): a read-only
+/// cache that `tex` fetches go through instead of the L1D. A miss
+/// allocates its line at once (evicting the least recently used one) and
+/// reads it from L2; fetches leave in the order they were looked up, one
+/// per cycle, each no earlier than `hit_latency` cycles after its lookup
+/// and, behind a miss, not before the miss's data (GPGPU-Sim's fragment
+/// FIFO and reorder buffer).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TexCacheConfig {
+    /// Sets; 0: no texture cache (texture fetches are global loads through
+    /// the L1D).
+    pub sets: u32,
+    /// Ways per set.
+    pub ways: u32,
+    /// Line size in bytes (the coalescing granularity of a fetch).
+    pub line: u32,
+    /// Cycles from a hit's lookup to its result.
+    pub hit_latency: u32,
+    /// Line requests looked up and not yet returned that the cache holds
+    /// (GPGPU-Sim's fragment FIFO); full, the LD/ST unit waits.
+    pub fifo: u32,
 }
 
 /// The L1 data cache.
@@ -672,6 +698,13 @@ impl GpuConfig {
                 latency_queue: 35,
                 miss_queue: 8,
             },
+            l1t: TexCacheConfig {
+                sets: 4,
+                ways: 24,
+                line: 128,
+                hit_latency: 2,
+                fifo: 128,
+            },
             shared: SharedConfig {
                 banks: 32,
                 bank_width: 4,
@@ -787,6 +820,7 @@ impl GpuConfig {
         c.l2.sets = 64; // 2 × 64 × 4 × 128 B = 64 KB
         c.l2.ways = 4;
         c.dram.channels = 1;
+        c.l1t.sets = 0; // no texture cache: tex fetches go through the L1D
         // The six GPGPU-Sim mechanisms `gtx480` turned on in session 16
         // stay off: the tests' analytic counts were made without them.
         c.core.rotate_sched_priority = false;

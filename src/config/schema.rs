@@ -8,7 +8,7 @@ use std::fmt;
 
 use super::{
     CacheConfig, CoreConfig, DramConfig, GpuConfig, IcntConfig, L1dConfig, L2Config, LatencyConfig,
-    OpcollConfig, SchedConfig, SharedConfig, SimConfig, SyncConfig,
+    OpcollConfig, SchedConfig, SharedConfig, SimConfig, SyncConfig, TexCacheConfig,
 };
 
 /// The type of a field's value.
@@ -240,6 +240,13 @@ schema! {
         hash_sets: Bool <= 1, "index sets with GPGPU-Sim's Fermi L1 hash (bits 7-11 xor 13,14,15,17,19; needs 32 or 64 sets) instead of line mod sets";
         latency_queue: U32 <= 4_096, "stages of the L1D latency queue loads and stores pass before their tag lookup (GPGPU-Sim's l1_latency_queue: one entry per cycle, lookup at the head, a reservation failure holds the head, not the LD/ST unit); 0: look up when the LD/ST unit processes the access";
         miss_queue: U32 <= 4_096, "with latency_queue > 0: packets of the L1D miss queue between the queue head's lookup and the interconnect (GPGPU-Sim's miss queue, one sent per cycle when the SM's input has room; full = a reservation failure); 0: send straight into the interconnect";
+    }
+    l1t: TexCacheConfig, "texture cache, per SM (read-only; tex fetches go through it instead of the L1D; fetches complete in lookup order)" {
+        sets: U32 <= 65_536, "sets; 0 = no texture cache: tex fetches are global loads through the L1D";
+        ways: U32 <= 1_024, "ways per set";
+        line: U32 <= 65_536, "line size in bytes (the coalescing granularity of a fetch)";
+        hit_latency: U32 <= 1_000_000, "cycles from a fetch's lookup to its result when it hits and nothing ahead of it waits";
+        fifo: U32 <= 65_536, "line requests looked up and not yet returned (GPGPU-Sim's fragment FIFO); full, the LD/ST unit waits";
     }
     shared: SharedConfig, "shared memory, per SM" {
         banks: U32 <= 1_024, "banks";

@@ -30,13 +30,18 @@ const MAY_BE_ZERO: &[&str] = &[
     "l1d.latency_queue",      // tags looked up when the LD/ST unit processes the access
     "l1d.miss_queue",         // the latency queue's head sends straight into the interconnect
     "core.dp_units",          // fp64 runs on the SFU units
-    "opcoll.mem_queue",       // memory instructions issue only to an idle LD/ST unit
-    "l2.data_port_width",     // write-backs cost no lookup time
-    "dram.scheduler",         // 0 = FIFO
+    "l1t.sets",               // no texture cache (checked below with the other l1t fields)
+    "l1t.ways",
+    "l1t.line",
+    "l1t.hit_latency",
+    "l1t.fifo",
+    "opcoll.mem_queue",   // memory instructions issue only to an idle LD/ST unit
+    "l2.data_port_width", // write-backs cost no lookup time
+    "dram.scheduler",     // 0 = FIFO
     "dram.bank_group_indexing", // 0 = high bits
-    "dram.t_ccdl",            // no bank-group constraint (GPGPU-Sim's default)
-    "dram.t_rtpl",            // no bank-group constraint (GPGPU-Sim's default)
-    "dram.t_cdlr",            // timings of 0 impose nothing
+    "dram.t_ccdl",        // no bank-group constraint (GPGPU-Sim's default)
+    "dram.t_rtpl",        // no bank-group constraint (GPGPU-Sim's default)
+    "dram.t_cdlr",        // timings of 0 impose nothing
     "dram.t_wr",
     "dram.channel_bit",            // channels interleaved from bit 0
     "dram.col_mask",               // the column is not used for timing
@@ -287,6 +292,61 @@ impl GpuConfig {
                 bad(
                     &[line_key],
                     format!("`{line_key}` = {line} is not a power of two"),
+                );
+            }
+        }
+        // The texture cache: off with 0 sets, else a real geometry.
+        let t = &self.l1t;
+        if t.sets != 0 {
+            for (key, v) in [
+                ("l1t.ways", t.ways),
+                ("l1t.line", t.line),
+                ("l1t.fifo", t.fifo),
+            ] {
+                if v == 0 {
+                    bad(
+                        &[key, "l1t.sets"],
+                        format!(
+                            "`{key}` is 0 but `l1t.sets` = {} turns the texture cache on",
+                            t.sets
+                        ),
+                    );
+                }
+            }
+            if !t.sets.is_power_of_two() {
+                bad(
+                    &["l1t.sets"],
+                    format!(
+                        "`l1t.sets` = {} is not a power of two (sets are indexed by address bits)",
+                        t.sets
+                    ),
+                );
+            }
+            if t.line != 0 && (!t.line.is_power_of_two() || t.line < 4) {
+                bad(
+                    &["l1t.line"],
+                    format!(
+                        "`l1t.line` = {} is not a power of two of at least 4 bytes",
+                        t.line
+                    ),
+                );
+            }
+            if t.line > self.l2.line && self.l2.line != 0 {
+                bad(
+                    &["l1t.line", "l2.line"],
+                    format!(
+                        "`l1t.line` = {} is larger than `l2.line` = {}: a miss must be one L2 request",
+                        t.line, self.l2.line
+                    ),
+                );
+            }
+            if u64::from(t.sets) * u64::from(t.ways) > MAX_LINES_PER_CACHE {
+                bad(
+                    &["l1t.sets", "l1t.ways"],
+                    format!(
+                        "the texture cache has {} lines, more than {MAX_LINES_PER_CACHE}",
+                        u64::from(t.sets) * u64::from(t.ways)
+                    ),
                 );
             }
         }

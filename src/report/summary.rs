@@ -110,6 +110,17 @@ pub fn timing_summary(s: &Stats) -> String {
         "          {} stores, {} write evictions, {} MSHR-full cycles, {} icnt-stall cycles",
         l.stores, l.write_evictions, l.mshr_full, l.icnt_stall
     );
+    if t.tex_accesses > 0 {
+        let _ = writeln!(
+            o,
+            "texture   {} accesses: {} hits ({:.1}%), {} misses, {} stall cycles",
+            t.tex_accesses,
+            t.tex_accesses - t.tex_misses,
+            pct(t.tex_accesses - t.tex_misses, t.tex_accesses),
+            t.tex_misses,
+            t.tex_stall
+        );
+    }
     let q = &s.locality;
     let _ = writeln!(
         o,

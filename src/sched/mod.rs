@@ -284,6 +284,7 @@ pub(crate) fn test_inst(long_mem: bool) -> TimingInst {
         long_mem,
         long_op: long_mem,
         l1d_load: long_mem,
+        texture: false,
         space: if long_mem {
             crate::ir::Space::Global
         } else {

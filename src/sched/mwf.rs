@@ -246,6 +246,7 @@ pub(crate) mod tests {
             long_mem: false,
             long_op: false,
             l1d_load: false,
+            texture: false,
             space: Default::default(),
             control: false,
         };

@@ -32,6 +32,8 @@ pub fn chunk_bits(lo: u64, hi: u64, shift: u32) -> u32 {
 /// Merges the addresses of the lanes in `mask` (each accessing `size`
 /// bytes at `addr(lane)`) into line requests, in order of the first lane
 /// touching each line. An access straddling a line boundary touches both.
+/// Inlined into the LD/ST unit's accept: its closure `addr` then inlines too.
+#[inline]
 pub fn coalesce(
     mask: u64,
     size: u32,
@@ -237,7 +239,8 @@ impl LineTable {
 /// The number of serialized passes a shared-memory access needs: the
 /// largest number of distinct `width`-byte words any one bank must supply
 /// (lanes reading the same word are served by one broadcast). 1 for a
-/// conflict-free access, 0 for no active lane.
+/// conflict-free access, 0 for no active lane. Inlined like [`coalesce`].
+#[inline]
 pub fn bank_conflict_degree(
     mask: u64,
     size: u32,

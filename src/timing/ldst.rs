@@ -13,6 +13,9 @@
 //!   to L2 and evict the line from L1 (no write allocate). Global atomics
 //!   go to L2, which performs them on arrival. The instruction's registers
 //!   are released when its last request is served.
+//! * Texture fetches, with a texture cache (`l1t.sets` > 0): through it
+//!   ([`crate::timing::tex_cache`]), one line request per cycle, never
+//!   the L1D; without one, like global loads.
 //! * Local memory is interleaved per thread in 4-byte words so that the
 //!   same local offset of consecutive lanes is contiguous (as hardware
 //!   does), then cached like global memory.
@@ -26,6 +29,7 @@ use crate::timing::coalescer::{bank_conflict_degree, coalesce, coalesce_atomic};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::opcoll::WRITEBACK_STAGES;
 use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, LdStStall, Mshr, QueuedMem, Sm, SmEvent};
+use crate::timing::tex_cache::{TEX_TAG, TexLookup};
 
 /// `Sm::mshr_lines` of an MSHR not in use (no line address is this large).
 pub const NO_LINE: u64 = u64::MAX;
@@ -220,6 +224,8 @@ impl Sm {
                     JobKind::Atomic
                 } else if m.write {
                     JobKind::Store
+                } else if ti.texture {
+                    JobKind::Tex
                 } else {
                     JobKind::Load
                 };
@@ -251,7 +257,12 @@ impl Sm {
                             &mut job.reqs,
                         );
                     } else {
-                        coalesce(d.exec, m.size, cfg.l1d.line, addr, &mut job.reqs);
+                        let line = if kind == JobKind::Tex {
+                            cfg.l1t.line
+                        } else {
+                            cfg.l1d.line
+                        };
+                        coalesce(d.exec, m.size, line, addr, &mut job.reqs);
                         if kind == JobKind::Store
                             && cfg.l1d.store_transactions
                             && cfg.l1d.line == 128
@@ -386,6 +397,10 @@ impl Sm {
         let Some(job) = self.ldst_job.as_ref() else {
             return;
         };
+        if job.kind == JobKind::Tex {
+            self.ldst_try_tex(now, ctx, mem);
+            return;
+        }
         let cfg = ctx.cfg;
         let r = job.reqs[job.next];
         let (kind, slot, inflight) = (job.kind, job.slot, job.inflight);
@@ -436,6 +451,7 @@ impl Sm {
                     }
                     ok
                 }
+                JobKind::Tex => unreachable!("texture jobs go through ldst_try_tex"),
                 JobKind::Atomic => {
                     if mem.can_inject(self.id, now, r.bytes) {
                         let job = self.ldst_job.as_ref().expect("job");
@@ -609,6 +625,94 @@ impl Sm {
         Ok((2, vta_hit))
     }
 
+    /// [`Sm::ldst_try`] for a texture job: its next line request into the
+    /// texture cache. Out of line, so that the global path stays as it is.
+    #[cold]
+    #[inline(never)]
+    fn ldst_try_tex(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
+        let job = self.ldst_job.as_ref().expect("a texture job");
+        let (line, inflight) = (job.reqs[job.next].line, job.inflight);
+        if let Err(stall) = self.tex_access(now, ctx, mem, line, inflight) {
+            self.ldst_stall = stall;
+            return;
+        }
+        self.active = true;
+        let job = self.ldst_job.as_mut().expect("job");
+        job.next += 1;
+        if job.next == job.reqs.len() {
+            self.ldst_free = self.ldst_free.max(now + 1);
+            self.issue_dirty = true;
+            let mut j = self.ldst_job.take().expect("job");
+            j.reqs.clear();
+            self.spare_job = Some(j);
+        }
+    }
+
+    /// Looks `line` (in `l1t.line` units) up in the texture cache for
+    /// in-flight instruction `inflight` at `now` and queues the request in
+    /// its FIFO; a miss sends the line's read to L2. Waits (`Err`) while
+    /// the FIFO is full or a miss cannot enter the interconnect.
+    fn tex_access(
+        &mut self,
+        now: u64,
+        ctx: &LaunchCtx<'_>,
+        mem: &mut MemSys,
+        line: u64,
+        inflight: u32,
+    ) -> Result<(), LdStStall> {
+        let cfg = ctx.cfg;
+        let t = self
+            .l1t
+            .as_mut()
+            .expect("a texture job needs the texture cache");
+        if !t.has_room(now) || (!t.present(line) && !mem.can_inject(self.id, now, 0)) {
+            return Err(LdStStall::Tex);
+        }
+        self.stats.tex_accesses += 1;
+        if let TexLookup::Miss(id) = t.lookup(line, inflight, now) {
+            self.stats.tex_misses += 1;
+            mem.inject(
+                now,
+                0,
+                Packet {
+                    kind: PacketKind::Read,
+                    sm: self.id,
+                    addr: line * u64::from(cfg.l1t.line),
+                    req_bytes: 0,
+                    reply_bytes: cfg.l1t.line,
+                    chunks: tex_line_chunks(cfg),
+                    tag: TEX_TAG | id,
+                    perform: false,
+                },
+            );
+        }
+        self.tex_complete(now, ctx);
+        Ok(())
+    }
+
+    /// Completes the texture-cache requests that may leave its FIFO as of
+    /// `now` (at once, or by a `RequestDone` event at their cycle); true
+    /// if there were any.
+    #[cold]
+    #[inline(never)]
+    fn tex_complete(&mut self, now: u64, ctx: &LaunchCtx<'_>) -> bool {
+        let mut out = std::mem::take(&mut self.tex_out);
+        if let Some(t) = self.l1t.as_mut() {
+            t.drain(now, &mut out);
+        }
+        for &(id, at) in &out {
+            if at <= now {
+                self.request_done(id, now, ctx);
+            } else {
+                self.events.push(at, SmEvent::RequestDone { id });
+            }
+        }
+        let any = !out.is_empty();
+        out.clear();
+        self.tex_out = out;
+        any
+    }
+
     /// Writes line request `r` of a store of warp `slot` through to L2 at
     /// `now` (it leaves `delay` cycles later) and evicts the line from the
     /// L1D; false if the SM's interconnect input (or, with `l1d.miss_queue`,
@@ -694,6 +798,17 @@ impl Sm {
     /// for a stalled LD/ST unit, an I-cache line a warp waits for).
     pub(crate) fn on_reply(&mut self, p: &Packet, now: u64, ctx: &LaunchCtx<'_>) {
         match p.kind {
+            PacketKind::Read if p.tag & TEX_TAG != 0 => {
+                if let Some(t) = self.l1t.as_mut() {
+                    t.arrived(p.tag & !TEX_TAG);
+                }
+                // Requests handed back may complete later (events): the
+                // SM must run to see them, as it must when its LD/ST unit
+                // waits for the FIFO.
+                if self.tex_complete(now, ctx) || self.ldst_stall == LdStStall::Tex {
+                    self.changed = true;
+                }
+            }
             PacketKind::Read => {
                 let i = p.tag as usize;
                 if self.ldst_stall == LdStStall::Mshr || self.l1q_stall == LdStStall::Mshr {
@@ -786,6 +901,19 @@ impl Sm {
         if long {
             self.views[slot].long_pending -= 1;
         }
+    }
+}
+
+/// The chunks (32nds of an L1D line, as `Packet::chunks` counts them) a
+/// texture-cache line read covers: all of an L2 line when the texture
+/// line is that long.
+fn tex_line_chunks(cfg: &crate::config::GpuConfig) -> u32 {
+    let chunk = (cfg.l1d.line / 32).max(1);
+    let n = cfg.l1t.line / chunk;
+    if cfg.l1t.line >= cfg.l2.line || n >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << n) - 1
     }
 }
 

@@ -30,6 +30,7 @@ pub mod sm;
 pub mod sm_sync;
 pub mod stats;
 pub mod sweep;
+pub mod tex_cache;
 pub mod timeline;
 pub mod units;
 pub mod victim_tags;

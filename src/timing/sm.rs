@@ -364,6 +364,8 @@ pub enum JobKind {
     Store,
     /// Global atomic (performed at L2).
     Atomic,
+    /// Texture fetch through the texture cache (`l1t.sets` > 0).
+    Tex,
 }
 
 /// Why the LD/ST unit could not process its request this cycle.
@@ -376,6 +378,9 @@ pub enum LdStStall {
     Mshr,
     /// The SM's interconnect port is full (waits for it to drain).
     Icnt,
+    /// The texture cache's FIFO is full, or its miss cannot enter the
+    /// interconnect.
+    Tex,
 }
 
 /// One SM.
@@ -455,6 +460,10 @@ pub struct Sm {
     pub l1_missq_cap: u32,
     /// L1 data cache tags.
     pub l1d: TagArray,
+    /// The texture cache (`None` with `l1t.sets` = 0).
+    pub l1t: Option<crate::timing::tex_cache::TexCache>,
+    /// Texture-cache requests handed back, to complete (reused buffer).
+    pub tex_out: Vec<(u32, u64)>,
     /// MSHRs.
     pub mshrs: Vec<Mshr>,
     /// The line of each MSHR in use (`ldst::NO_LINE` when free), dense so
@@ -647,6 +656,8 @@ impl Sm {
             } else {
                 TagArray::new(cfg.l1d.sets, cfg.l1d.ways)
             },
+            l1t: (cfg.l1t.sets > 0).then(|| crate::timing::tex_cache::TexCache::new(&cfg.l1t)),
+            tex_out: Vec::new(),
             mshrs: vec![Mshr::default(); cfg.l1d.mshrs.max(1) as usize],
             mshr_lines: vec![crate::timing::ldst::NO_LINE; cfg.l1d.mshrs.max(1) as usize],
             mshr_index: crate::timing::mshr_index::MshrIndex::new(cfg.l1d.mshrs.max(1) as usize),
@@ -831,6 +842,7 @@ impl Sm {
             LdStStall::None => {}
             LdStStall::Mshr => self.stats.l1d.mshr_full += cycles,
             LdStStall::Icnt => self.stats.l1d.icnt_stall += cycles,
+            LdStStall::Tex => self.stats.tex_stall += cycles,
         }
     }
 

@@ -225,6 +225,14 @@ pub struct SmStats {
     pub warp_ready: u64,
     /// L1D counters.
     pub l1d: L1dStats,
+    /// Texture-cache line requests looked up (`l1t.sets` > 0; texture
+    /// fetches are L1D loads without a texture cache).
+    pub tex_accesses: u64,
+    /// Texture-cache misses (line reads sent to L2).
+    pub tex_misses: u64,
+    /// Cycles the LD/ST unit waited for room in the texture cache's FIFO
+    /// or for the interconnect to take a texture miss.
+    pub tex_stall: u64,
     /// I-cache hits.
     pub icache_hits: u64,
     /// I-cache misses.
@@ -258,6 +266,9 @@ impl SmStats {
             warp_states: self.warp_states.since(&b.warp_states),
             warp_ready: self.warp_ready - b.warp_ready,
             l1d: self.l1d.since(&b.l1d),
+            tex_accesses: self.tex_accesses - b.tex_accesses,
+            tex_misses: self.tex_misses - b.tex_misses,
+            tex_stall: self.tex_stall - b.tex_stall,
             icache_hits: self.icache_hits - b.icache_hits,
             icache_misses: self.icache_misses - b.icache_misses,
             ibuffer_flushes: self.ibuffer_flushes - b.ibuffer_flushes,
@@ -282,6 +293,9 @@ impl SmStats {
         self.warp_states.merge(&o.warp_states);
         self.warp_ready += o.warp_ready;
         self.l1d.merge(&o.l1d);
+        self.tex_accesses += o.tex_accesses;
+        self.tex_misses += o.tex_misses;
+        self.tex_stall += o.tex_stall;
         self.activity.issue += o.activity.issue;
         self.activity.no_ready += o.activity.no_ready;
         self.activity.throttled += o.activity.throttled;

@@ -59,6 +59,8 @@ pub struct TimingInst {
     /// A plain load from global or local memory (or generic): what the
     /// cache-aware policies (CCWS, DAWS) may keep a warp from issuing.
     pub l1d_load: bool,
+    /// A texture fetch through the texture cache (`l1t.sets` > 0).
+    pub texture: bool,
     /// Declared state space of a memory instruction.
     pub space: Space,
     /// A control instruction (fetch stops after it until it issues).
@@ -220,8 +222,11 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                 Opcode::Tex => true,
                 _ => false,
             };
+            // With a texture cache (`l1t.sets` > 0) a texture fetch goes
+            // through it, not the L1D.
+            let texture = inst.op == Opcode::Tex && cfg.l1t.sets > 0;
             let l1d_load = class == OpClass::Mem
-                && matches!(inst.op, Opcode::Ld | Opcode::Tex)
+                && (inst.op == Opcode::Ld || (inst.op == Opcode::Tex && !texture))
                 && matches!(space, Space::Global | Space::Local | Space::Generic);
             // Without DP units fp64 runs on the SFU (GPGPU-Sim's Fermi).
             let unit = if unit == Unit::Dp && cfg.core.dp_units == 0 {
@@ -240,6 +245,7 @@ pub fn timing_table(kernel: &Kernel, info: &KernelInfo, cfg: &GpuConfig) -> Vec<
                 long_mem,
                 long_op,
                 l1d_load,
+                texture,
                 space,
                 control: class == OpClass::Control,
                 nanosleep: inst.op == Opcode::Nanosleep,
