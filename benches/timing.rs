@@ -73,7 +73,9 @@ fn benches(c: &mut Criterion) {
     let dir = std::env::temp_dir().join(format!("gpusim-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let m = dir.join("spmv_scalar.toml");
-    let ptx = root.join("kernels/spmv_scalar.ptx");
+    // The global-memory variant: the series of host costs in the README
+    // and docs/performance.md was measured on it.
+    let ptx = root.join("kernels/spmv_scalar_global.ptx");
     std::fs::write(
         &m,
         format!(

@@ -20,7 +20,7 @@ fn root() -> &'static Path {
 
 #[test]
 fn spmv_scalars_row_loop_has_its_three_loads() {
-    let p = gpusim::load(&root().join("kernels/spmv_scalar.ptx")).expect("loads");
+    let p = gpusim::load(&root().join("kernels/spmv_scalar_global.ptx")).expect("loads");
     let k = &p.module.kernels[0];
     let t = LoopTable::new(k, &p.analyses[0]);
     assert_eq!(t.loops.len(), 1);
@@ -40,6 +40,22 @@ fn spmv_scalars_row_loop_has_its_three_loads() {
     assert_eq!(t.begins_at(l.begin), Some(0));
     assert_eq!(t.next_after(0), Some(0));
     assert_eq!(t.next_after(l.begin), None);
+}
+
+#[test]
+fn spmv_scalars_texture_fetch_is_not_a_loop_load() {
+    // Read through the texture reader, vec[col] is none of the loads DAWS
+    // classifies: the loop's loads are cols[j] and val[j].
+    let p = gpusim::load(&root().join("kernels/spmv_scalar.ptx")).expect("loads");
+    let k = &p.module.kernels[0];
+    let t = LoopTable::new(k, &p.analyses[0]);
+    assert_eq!(t.loops.len(), 1);
+    let l = &t.loops[0];
+    let text = |pc: u32| p.inst_text(0, pc as usize);
+    assert_eq!(l.loads.len(), 2);
+    assert!(text(l.loads[0]).starts_with("ld.global.u32"));
+    assert!(text(l.loads[1]).starts_with("ld.global.f32"));
+    assert!((l.begin..=l.end).any(|pc| text(pc).starts_with("tex.1d")));
 }
 
 /// SPMV-scalar on `tiny` with enough rows to keep 16 warps busy.

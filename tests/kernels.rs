@@ -55,7 +55,7 @@ fn every_shipped_kernel_passes_the_front_end() {
 
 #[test]
 fn spmv_scalar_loop_and_reconvergence() {
-    let p = load("kernels/spmv_scalar.ptx");
+    let p = load("kernels/spmv_scalar_global.ptx");
     let k = p.kernel(p.entry(Some("spmv_csr_scalar_kernel")).unwrap());
     let a = &p.analyses[0];
     // One loop: `for (j = start; j < end; j++)`.
@@ -95,6 +95,26 @@ fn spmv_scalar_loop_and_reconvergence() {
     assert!((store_block.0..ret.0).any(|i| k.insts[i as usize].op == Opcode::St));
     // The back edge's divergent exit reconverges at the same store.
     assert_eq!(a.reconvergence_pc(branches[2]), Some(store_block));
+}
+
+#[test]
+fn spmv_scalar_reads_vec_through_its_texture() {
+    // The paper's SPMV-scalar: the same loop as spmv_scalar_global.ptx,
+    // with cols[j] and val[j] global loads and vec[col] a fetch of
+    // texture vecTex.
+    let p = load("kernels/spmv_scalar.ptx");
+    let k = p.kernel(p.entry(Some("spmv_csr_scalar_kernel")).unwrap());
+    let a = &p.analyses[0];
+    assert_eq!(a.loops.loops.len(), 1);
+    let l = &a.loops.loops[0];
+    assert_eq!(l.begin, label(k, "$L__BB0_3"));
+    let body: Vec<&gpusim::ir::Inst> = (l.begin.0..=l.end.0)
+        .map(|i| &k.insts[i as usize])
+        .collect();
+    let count = |op: Opcode| body.iter().filter(|i| i.op == op).count();
+    assert_eq!(count(Opcode::Ld), 2);
+    assert_eq!(count(Opcode::Tex), 1);
+    assert_eq!(k.textures, vec!["vecTex".to_string()]);
 }
 
 #[test]

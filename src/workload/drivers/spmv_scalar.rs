@@ -15,7 +15,10 @@ const KERNEL: &str = "spmv_csr_scalar_kernel";
 
 /// The matrix arguments both SPMV workloads take: `rows` (default 2048;
 /// the matrix is `rows x rows`), `avg_nnz_per_row` (16),
-/// `stddev_nnz_per_row` (4) and `seed` (1).
+/// `stddev_nnz_per_row` (4) and `seed` (1); and `vec_texture` (0): 1
+/// binds texture reference `vecTex` to `vec`, for the kernels that read
+/// `vec` through it as SHOC does (`spmv_scalar.ptx`,
+/// `spmv_vector.ptx`; the `_global` variants read it from memory).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpmvMatrix {
     /// Rows (and columns).
@@ -26,6 +29,8 @@ pub struct SpmvMatrix {
     pub stddev_nnz_per_row: f64,
     /// Generator seed.
     pub seed: u64,
+    /// Bind `vecTex` to `vec` before the launch.
+    pub vec_texture: bool,
 }
 
 impl SpmvMatrix {
@@ -36,6 +41,15 @@ impl SpmvMatrix {
             avg_nnz_per_row: nonneg_f64(args, "avg_nnz_per_row", 16.0)?,
             stddev_nnz_per_row: nonneg_f64(args, "stddev_nnz_per_row", 4.0)?,
             seed: args.u64("seed", 1)?,
+            vec_texture: match args.u32("vec_texture", 0)? {
+                0 => false,
+                1 => true,
+                v => {
+                    return Err(WorkloadError::Args(format!(
+                        "vec_texture = {v}: 0 (vec read as a global array) or 1 (through texture vecTex)"
+                    )));
+                }
+            },
         };
         int_arg("rows", u64::from(m.rows))?;
         Ok(m)
@@ -84,14 +98,16 @@ impl SpmvScalar {
     }
 }
 
-/// Uploads an SPMV problem and launches `entry` (`None`: the manifest's)
-/// once with the SHOC parameter list; returns the device address of `out`
-/// (pre-filled with NaN). Shared with [`super::spmv_vector`].
+/// Uploads an SPMV problem and launches the manifest's entry once with
+/// the SHOC parameter list, `vec` bound to texture `vecTex` as well if
+/// `vec_texture`; returns the device address of `out` (pre-filled with
+/// NaN). Shared with [`super::spmv_vector`].
 pub(super) fn launch_spmv(
     host: &mut dyn Host,
     inp: &SpmvInput,
     grid: [u32; 3],
     block: [u32; 3],
+    vec_texture: bool,
 ) -> Result<u64, WorkloadError> {
     let rows = inp.matrix.num_rows;
     let dim = int_arg("rows", rows as u64)?;
@@ -100,6 +116,20 @@ pub(super) fn launch_spmv(
     let drows = upload(host, "rowDelimiters", &inp.matrix.row_ptr)?;
     let dvec = upload(host, "vec", &inp.vec)?;
     let dout = upload(host, "out", &vec![f32::NAN; rows])?;
+    if vec_texture {
+        let width = u32::try_from(inp.vec.len())
+            .map_err(|_| WorkloadError::Args("vec is too long for a 1-D texture".into()))?;
+        host.bind_texture(
+            "vecTex",
+            crate::func::texture::TextureDesc::packed(
+                dvec,
+                width,
+                1,
+                1,
+                crate::func::texture::TexelType::F32,
+            ),
+        )?;
+    }
     host.launch(
         None,
         grid,
@@ -120,7 +150,7 @@ impl Workload for SpmvScalar {
     fn run(&mut self, host: &mut dyn Host) -> Result<Check, WorkloadError> {
         let (grid, block) = self.shape()?;
         let inp = self.matrix.input();
-        let dout = launch_spmv(host, &inp, grid, block)?;
+        let dout = launch_spmv(host, &inp, grid, block, self.matrix.vec_texture)?;
         let out: Vec<f32> = download(host, dout, inp.matrix.num_rows)?;
         Ok(check::exact(
             "out",

@@ -62,7 +62,7 @@ impl Workload for SpmvVector {
     fn run(&mut self, host: &mut dyn Host) -> Result<Check, WorkloadError> {
         let (grid, block) = self.shape()?;
         let inp = self.matrix.input();
-        let dout = launch_spmv(host, &inp, grid, block)?;
+        let dout = launch_spmv(host, &inp, grid, block, self.matrix.vec_texture)?;
         let out: Vec<f32> = download(host, dout, inp.matrix.num_rows)?;
         Ok(Check::all([
             check::exact(
