@@ -478,29 +478,36 @@ impl Sm {
                 }
             }
         };
-        if processed {
-            self.active = true;
-            let job = self.ldst_job.as_mut().expect("job");
-            job.next += 1;
-            if job.next == job.reqs.len() {
-                self.ldst_free = self.ldst_free.max(now + 1);
-                // Keep the allocation for the next job; the unit is free
-                // for the next instruction.
-                self.issue_dirty = true;
-                let mut j = self.ldst_job.take().expect("job");
-                // With the latency queue a load's outcomes are known when
-                // its last line is looked up (`l1q_step`).
-                if j.kind == JobKind::Load && !queued {
-                    self.load_feedback(j.slot, j.pc, j.lanes, &j.outcomes, &j.reqs);
-                    if let Some(c) = self.pc_counters.get_mut(j.pc as usize) {
-                        c.l1d_hits += u64::from(j.outcomes[0] + j.outcomes[1]);
-                        c.l1d_misses += u64::from(j.outcomes[2]);
-                    }
+        if processed && let Some(mut j) = self.advance_job(now) {
+            // With the latency queue a load's outcomes are known when
+            // its last line is looked up (`l1q_step`).
+            if j.kind == JobKind::Load && !queued {
+                self.load_feedback(j.slot, j.pc, j.lanes, &j.outcomes, &j.reqs);
+                if let Some(c) = self.pc_counters.get_mut(j.pc as usize) {
+                    c.l1d_hits += u64::from(j.outcomes[0] + j.outcomes[1]);
+                    c.l1d_misses += u64::from(j.outcomes[2]);
                 }
-                j.reqs.clear();
-                self.spare_job = Some(j);
             }
+            j.reqs.clear();
+            self.spare_job = Some(j);
         }
+    }
+
+    /// The LD/ST unit processed its job's current line request at `now`:
+    /// on to the next one. After the last the unit is free for the next
+    /// instruction and the finished job is handed back (its allocation is
+    /// kept in `spare_job` for the next job).
+    #[inline(always)]
+    fn advance_job(&mut self, now: u64) -> Option<crate::timing::sm::LdStJob> {
+        self.active = true;
+        let job = self.ldst_job.as_mut().expect("job");
+        job.next += 1;
+        if job.next < job.reqs.len() {
+            return None;
+        }
+        self.ldst_free = self.ldst_free.max(now + 1);
+        self.issue_dirty = true;
+        self.ldst_job.take()
     }
 
     /// Looks `line` up in the L1D for load `inflight` of warp `slot` at
@@ -636,13 +643,7 @@ impl Sm {
             self.ldst_stall = stall;
             return;
         }
-        self.active = true;
-        let job = self.ldst_job.as_mut().expect("job");
-        job.next += 1;
-        if job.next == job.reqs.len() {
-            self.ldst_free = self.ldst_free.max(now + 1);
-            self.issue_dirty = true;
-            let mut j = self.ldst_job.take().expect("job");
+        if let Some(mut j) = self.advance_job(now) {
             j.reqs.clear();
             self.spare_job = Some(j);
         }
