@@ -162,6 +162,10 @@ fn daws_matches_daws_table_1() {
     // L1 Data Cache 32KB, 128B line, 8-way assoc.
     assert_eq!(l1d_bytes(&c), 32 * KB);
     assert_eq!((c.l1d.line, c.l1d.ways), (128, 8));
+    // Texture Cache Size / Core 32KB, 64B line, 16-way.
+    let t = &c.l1t;
+    assert_eq!(u64::from(t.sets * t.ways * t.line), 32 * KB);
+    assert_eq!((t.line, t.ways), (64, 16));
     // Number of Memory Channels 8; L2 128k/Memory Channel, 128B line, 8-way.
     assert_eq!(c.dram.channels, 8);
     assert_eq!(l2_bytes(&c) / u64::from(c.dram.channels), 128 * KB);

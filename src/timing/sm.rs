@@ -460,8 +460,10 @@ pub struct Sm {
     pub l1_missq_cap: u32,
     /// L1 data cache tags.
     pub l1d: TagArray,
-    /// The texture cache (`None` with `l1t.sets` = 0).
-    pub l1t: Option<crate::timing::tex_cache::TexCache>,
+    /// The texture cache (`None` with `l1t.sets` = 0); boxed: held inline
+    /// its state made the compiled hot loop 0.7% longer even without
+    /// texture fetches (docs/performance.md, session 18).
+    pub l1t: Option<Box<crate::timing::tex_cache::TexCache>>,
     /// Texture-cache requests handed back, to complete (reused buffer).
     pub tex_out: Vec<(u32, u64)>,
     /// MSHRs.
@@ -656,7 +658,8 @@ impl Sm {
             } else {
                 TagArray::new(cfg.l1d.sets, cfg.l1d.ways)
             },
-            l1t: (cfg.l1t.sets > 0).then(|| crate::timing::tex_cache::TexCache::new(&cfg.l1t)),
+            l1t: (cfg.l1t.sets > 0)
+                .then(|| Box::new(crate::timing::tex_cache::TexCache::new(&cfg.l1t))),
             tex_out: Vec::new(),
             mshrs: vec![Mshr::default(); cfg.l1d.mshrs.max(1) as usize],
             mshr_lines: vec![crate::timing::ldst::NO_LINE; cfg.l1d.mshrs.max(1) as usize],
