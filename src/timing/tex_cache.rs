@@ -144,11 +144,6 @@ impl TexCache {
             out.push((f.inflight, at));
         }
     }
-
-    /// Requests waiting in the FIFO (not yet handed back).
-    pub fn waiting(&self) -> usize {
-        self.fifo.len()
-    }
 }
 
 #[cfg(test)]
