@@ -22,7 +22,7 @@ fn root() -> &'static Path {
 fn spmv_scalars_row_loop_has_its_three_loads() {
     let p = gpusim::load(&root().join("kernels/spmv_scalar_global.ptx")).expect("loads");
     let k = &p.module.kernels[0];
-    let t = LoopTable::new(k, &p.analyses[0]);
+    let t = LoopTable::new(k, &p.analyses[0], false);
     assert_eq!(t.loops.len(), 1);
     let l = &t.loops[0];
     // The loop is `$L__BB0_3: ld cols; ld val; …; ld vec; … @%p3 bra`.
@@ -43,12 +43,12 @@ fn spmv_scalars_row_loop_has_its_three_loads() {
 }
 
 #[test]
-fn spmv_scalars_texture_fetch_is_not_a_loop_load() {
-    // Read through the texture reader, vec[col] is none of the loads DAWS
+fn spmv_scalars_texture_fetch_is_a_loop_load_only_without_a_texture_cache() {
+    // Read through the texture cache, vec[col] is none of the loads DAWS
     // classifies: the loop's loads are cols[j] and val[j].
     let p = gpusim::load(&root().join("kernels/spmv_scalar.ptx")).expect("loads");
     let k = &p.module.kernels[0];
-    let t = LoopTable::new(k, &p.analyses[0]);
+    let t = LoopTable::new(k, &p.analyses[0], false);
     assert_eq!(t.loops.len(), 1);
     let l = &t.loops[0];
     let text = |pc: u32| p.inst_text(0, pc as usize);
@@ -56,6 +56,16 @@ fn spmv_scalars_texture_fetch_is_not_a_loop_load() {
     assert!(text(l.loads[0]).starts_with("ld.global.u32"));
     assert!(text(l.loads[1]).starts_with("ld.global.f32"));
     assert!((l.begin..=l.end).any(|pc| text(pc).starts_with("tex.1d")));
+    // On a machine without a texture cache (`l1t.sets = 0`) the fetch goes
+    // through the L1D, and DAWS counts it among the loop's loads.
+    let t = LoopTable::new(k, &p.analyses[0], true);
+    let l = &t.loops[0];
+    assert_eq!(l.loads.len(), 3);
+    assert!(
+        text(l.loads[2]).starts_with("tex.1d"),
+        "{}",
+        text(l.loads[2])
+    );
 }
 
 /// SPMV-scalar on `tiny` with enough rows to keep 16 warps busy.

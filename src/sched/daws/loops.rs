@@ -6,12 +6,14 @@
 use crate::analysis::KernelAnalysis;
 use crate::ir::{Kernel, Opcode, Space};
 
-/// The instruction at `pc` is a plain global/local (or generic) load: the
-/// loads DAWS classifies and throttles (the same rule as
-/// `TimingInst::l1d_load`).
-pub fn is_l1d_load(kernel: &Kernel, pc: u32) -> bool {
+/// The instruction at `pc` is a plain global/local (or generic) load, or,
+/// when `tex_via_l1d` (a machine without a texture cache, `l1t.sets` = 0),
+/// a texture fetch: the loads DAWS classifies and throttles, the same rule
+/// as `TimingInst::l1d_load`.
+pub fn is_l1d_load(kernel: &Kernel, pc: u32, tex_via_l1d: bool) -> bool {
     kernel.insts.get(pc as usize).is_some_and(|i| {
-        i.op == Opcode::Ld && matches!(i.mods.space, Space::Global | Space::Local | Space::Generic)
+        (i.op == Opcode::Ld || (i.op == Opcode::Tex && tex_via_l1d))
+            && matches!(i.mods.space, Space::Global | Space::Local | Space::Generic)
     })
 }
 
@@ -42,8 +44,8 @@ pub struct LoopTable {
 }
 
 impl LoopTable {
-    /// The loop table of `kernel`.
-    pub fn new(kernel: &Kernel, a: &KernelAnalysis) -> LoopTable {
+    /// The loop table of `kernel`; `tex_via_l1d` as in [`is_l1d_load`].
+    pub fn new(kernel: &Kernel, a: &KernelAnalysis, tex_via_l1d: bool) -> LoopTable {
         let n = kernel.insts.len();
         let innermost: Vec<Option<u32>> = (0..n)
             .map(|pc| {
@@ -65,7 +67,7 @@ impl LoopTable {
             .collect();
         for (pc, l) in innermost.iter().enumerate() {
             if let Some(l) = l
-                && is_l1d_load(kernel, pc as u32)
+                && is_l1d_load(kernel, pc as u32, tex_via_l1d)
             {
                 loops[*l as usize].loads.push(pc as u32);
             }

@@ -325,9 +325,12 @@ impl DawsCore {
     }
 
     fn launch(&mut self, launch: &LaunchInfo<'_>) {
-        let loops = LoopTable::new(launch.kernel, launch.analysis);
+        // A texture fetch is one of the L1D's loads on a machine without
+        // a texture cache (`TimingInst::l1d_load`).
+        let tex_via_l1d = launch.cfg.l1t.sets == 0;
+        let loops = LoopTable::new(launch.kernel, launch.analysis, tex_via_l1d);
         let is_load = (0..launch.kernel.insts.len() as u32)
-            .map(|pc| loops::is_l1d_load(launch.kernel, pc))
+            .map(|pc| loops::is_l1d_load(launch.kernel, pc, tex_via_l1d))
             .collect();
         self.begin_launch(launch.kernel, loops, is_load);
     }

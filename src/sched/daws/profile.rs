@@ -116,7 +116,7 @@ impl DawsProfile {
                 for ld in &lp.loads {
                     if !loops.loops[l as usize].loads.contains(&ld.pc) {
                         return Err(format!(
-                            "{name}: kernel `{}`: pc {} is not a global/local load of the loop at pc {}",
+                            "{name}: kernel `{}`: pc {} is not a global/local load or texture fetch of the loop at pc {}",
                             k.name, ld.pc, lp.begin_pc
                         ));
                     }
@@ -133,7 +133,9 @@ impl DawsProfile {
             .kernels
             .iter()
             .zip(&program.analyses)
-            .map(|(k, a)| (k, LoopTable::new(k, a)))
+            // Texture fetches count: a profile recorded on a machine
+            // without a texture cache throttles them too.
+            .map(|(k, a)| (k, LoopTable::new(k, a, true)))
             .collect();
         self.check(name, &tables)
     }
