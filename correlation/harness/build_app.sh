@@ -35,7 +35,14 @@ trap 'rm -rf "$work"' EXIT
       esac
     done
   echo "  {nullptr, nullptr}};"
-  echo "int main(int argc, char **argv) { return replay_main(argc, argv, replay_kernels); }"
+  # Module-scope .const/.global variables (unmangled names), for write_symbol.
+  echo "static const ReplaySymbol replay_symbols[] = {"
+  grep -E '^[[:space:]]*\.(const|global)[[:space:]]' "$ptx" | grep -v '\.extern' |
+    sed -E 's/[[:space:]]*(=.*)?;.*$//; s/\[[0-9]*\]$//' | awk '{print $NF}' |
+    grep -E '^[A-Za-z][A-Za-z0-9_]*$' | grep -v '^_Z' | sort -u |
+    while read -r v; do echo "  {\"$v\", (const void *)&$v},"; done
+  echo "  {nullptr, nullptr}};"
+  echo "int main(int argc, char **argv) { return replay_main(argc, argv, replay_kernels, replay_symbols); }"
 } > "$work/app.cu"
 
 # The toolkit's shared runtime (pip's CUDA ships only libcudart.so.N): link

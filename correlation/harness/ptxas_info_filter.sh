@@ -12,6 +12,6 @@ set -uo pipefail
 err=$(mktemp)
 "$REAL_PTXAS" "$@" 2> "$err"
 status=$?
-sed -E -e 's/, used [0-9]+ barriers//' -e '/Compile time = /d' "$err" >&2
+sed -E -e 's/, used [0-9]+ barriers//' -e 's/, [0-9]+ bytes cumulative stack size//' -e '/Compile time = /d' "$err" >&2
 rm -f "$err"
 exit $status

@@ -39,6 +39,13 @@ struct ReplayKernel {
   const void *fn;    // host stub
 };
 
+// Module-scope variables the trace may write
+// (`write_symbol`): {name as the PTX spells it, host shadow address}.
+struct ReplaySymbol {
+  const char *name;
+  const void *sym;
+};
+
 namespace replay {
 
 static std::string dir_of(const std::string &path) {
@@ -111,7 +118,8 @@ static size_t compare(const std::vector<unsigned char> &got,
 
 }  // namespace replay
 
-static int replay_main(int argc, char **argv, const ReplayKernel *kernels) {
+static int replay_main(int argc, char **argv, const ReplayKernel *kernels,
+                       const ReplaySymbol *symbols) {
   using namespace replay;
   if (argc != 2) {
     fprintf(stderr, "usage: %s TRACE_DIR/trace.txt\n", argv[0]);
@@ -240,7 +248,23 @@ static int replay_main(int argc, char **argv, const ReplayKernel *kernels) {
                "first at byte %zu\n",
                id, n, len, first);
       }
-    } else if (op == "write_symbol" || op == "texture") {
+    } else if (op == "write_symbol") {
+      std::string name, data;
+      size_t off, len;
+      ls >> name >> off >> len >> data;
+      if (!ls) fail(line, "bad write_symbol");
+      const void *sym = nullptr;
+      for (const ReplaySymbol *v = symbols; v->name; v++) {
+        if (name == v->name) sym = v->sym;
+      }
+      if (!sym) fail(line, "the app has no module-scope variable `" + name + "`");
+      std::vector<unsigned char> want = load_data(data, len, dir, line);
+      check(cudaMemcpyToSymbol(sym, want.data(), len, off,
+                               cudaMemcpyHostToDevice),
+            line, "cudaMemcpyToSymbol");
+      printf("replay: write_symbol %s %zu bytes at offset %zu\n", name.c_str(),
+             len, off);
+    } else if (op == "texture") {
       fail(line, "`" + op + "` is not supported by this replay");
     } else {
       fail(line, "unknown action `" + op + "`");
