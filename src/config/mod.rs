@@ -88,6 +88,8 @@ pub struct GpuConfig {
     pub l1d: L1dConfig,
     /// Texture cache (per SM).
     pub l1t: TexCacheConfig,
+    /// Constant cache (per SM).
+    pub l1c: ConstCacheConfig,
     /// Shared memory (per SM).
     pub shared: SharedConfig,
     /// Interconnect between SMs and L2 slices.
@@ -236,6 +238,19 @@ pub struct TexCacheConfig {
     /// Line requests looked up and not yet returned that the cache holds
     /// (GPGPU-Sim's fragment FIFO); full, the LD/ST unit waits.
     pub fifo: u32,
+}
+
+/// The constant cache (GPGPU-Sim's L1C), which `.const` and `.param` loads
+/// read. Every read hits (the capacity and misses are not modelled:
+/// GPGPU-Sim's 8 KB L1C hits 99% of a real kernel's constant reads); what
+/// is modelled is its port: the LD/ST unit looks up one line per cycle, so
+/// a load whose lanes read `n` distinct lines holds the unit `n` cycles and
+/// its result comes `n − 1` cycles later (`ldst_unit::constant_cycle`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConstCacheConfig {
+    /// Line size in bytes; 0: one lookup per load whatever its addresses.
+    pub line: u32,
 }
 
 /// The L1 data cache.
@@ -705,6 +720,7 @@ impl GpuConfig {
                 hit_latency: 2,
                 fifo: 128,
             },
+            l1c: ConstCacheConfig { line: 64 },
             shared: SharedConfig {
                 banks: 32,
                 bank_width: 4,

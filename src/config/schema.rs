@@ -8,7 +8,7 @@ use std::fmt;
 
 use super::{
     CacheConfig, CoreConfig, DramConfig, GpuConfig, IcntConfig, L1dConfig, L2Config, LatencyConfig,
-    OpcollConfig, SchedConfig, SharedConfig, SimConfig, SyncConfig, TexCacheConfig,
+    OpcollConfig, SchedConfig, SharedConfig, SimConfig, SyncConfig, TexCacheConfig, ConstCacheConfig,
 };
 
 /// The type of a field's value.
@@ -247,6 +247,9 @@ schema! {
         line: U32 <= 65_536, "line size in bytes (the coalescing granularity of a fetch)";
         hit_latency: U32 <= 1_000_000, "cycles from a fetch's lookup to its result when it hits and nothing ahead of it waits";
         fifo: U32 <= 65_536, "line requests looked up and not yet returned (GPGPU-Sim's fragment FIFO); full, the LD/ST unit waits";
+    }
+    l1c: ConstCacheConfig, "constant cache, per SM (.const and .param loads; every read hits, its port takes one line per cycle)" {
+        line: U32 <= 65_536, "line size in bytes: a load whose lanes read n distinct lines holds the LD/ST unit n cycles and its result comes n - 1 cycles later; 0 = one lookup per load";
     }
     shared: SharedConfig, "shared memory, per SM" {
         banks: U32 <= 1_024, "banks";

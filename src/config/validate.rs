@@ -35,6 +35,7 @@ const MAY_BE_ZERO: &[&str] = &[
     "l1t.line",
     "l1t.hit_latency",
     "l1t.fifo",
+    "l1c.line", // one constant-cache lookup per load
     "opcoll.mem_queue",   // memory instructions issue only to an idle LD/ST unit
     "l2.data_port_width", // write-backs cost no lookup time
     "dram.scheduler",     // 0 = FIFO

@@ -1902,7 +1902,13 @@ impl<'a> Exec<'_, '_, 'a> {
         let base = reg.0 as usize * self.n;
         let write = inst.op == Opcode::St;
         let access = MemAccess {
-            space,
+            // `.const` data lives in global memory but its loads are timed
+            // as constant-cache reads, not L1D ones.
+            space: if inst.mods.space == Space::Const {
+                Space::Const
+            } else {
+                space
+            },
             size: esize as u32,
             write,
             atomic: None,
@@ -2052,6 +2058,11 @@ impl<'a> Exec<'_, '_, 'a> {
             spaces[l] = s;
             resolved = s;
             self.w.addrs[l] = a;
+        }
+        // `.const` data lives in global memory (`address`) but its loads
+        // are timed as constant-cache reads, not L1D ones.
+        if inst.mods.space == Space::Const {
+            resolved = Space::Const;
         }
         let access = |write, atomic| MemAccess {
             space: resolved,

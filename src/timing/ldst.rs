@@ -1,6 +1,7 @@
 //! The LD/ST unit and the L1 data cache.
 //!
-//! * `.param`/`.const` loads: the constant cache, `latency.const_load`.
+//! * `.param`/`.const` loads: the constant cache (every read hits), `latency.const_load`
+//!   after its last line; one line per cycle (`l1c.line`) holds the unit.
 //! * Shared memory: one pass per bank-conflict degree `k`; the unit is busy
 //!   `k` cycles and the result arrives `shared.latency + k − 1` cycles
 //!   after issue. Shared atomics are performed at issue.
@@ -33,6 +34,28 @@ use crate::timing::tex_cache::{TEX_TAG, TexLookup};
 
 /// `Sm::mshr_lines` of an MSHR not in use (no line address is this large).
 pub const NO_LINE: u64 = u64::MAX;
+
+/// The distinct `line`-byte lines the lanes of `exec` read (at least 1;
+/// 1 when `line` is 0): the constant cache's lookups for one load, as
+/// GPGPU-Sim's `generate_mem_accesses` makes one access per distinct block.
+pub fn distinct_lines(exec: u64, line: u32, addr: impl Fn(usize) -> u64) -> u64 {
+    if line == 0 || exec == 0 {
+        return 1;
+    }
+    let mut seen = [0u64; 64];
+    let mut n = 0;
+    let mut m = exec;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let tag = addr(l) / u64::from(line);
+        if !seen[..n].contains(&tag) {
+            seen[n] = tag;
+            n += 1;
+        }
+    }
+    n as u64
+}
 
 /// Base of the address range local memory is mapped to for caching.
 pub const LOCAL_TIMING_BASE: u64 = 0xd000_0000_0000;
@@ -167,7 +190,12 @@ impl Sm {
         let (c, index) = (self.warps[si].cta as usize, self.warps[si].index as usize);
         match m.space {
             Space::Param | Space::Const => {
-                let latency = u64::from(ti.latency) + delay;
+                // The constant cache's port looks up one line per cycle
+                // (`l1c.line`); the unit is held until the last.
+                let fw = &self.ctas[c].as_ref().expect("live CTA").warps[index];
+                let lines = distinct_lines(d.exec, cfg.l1c.line, |l| fw.addrs[l]);
+                self.ldst_free = now + lines;
+                let latency = u64::from(ti.latency) + delay + (lines - 1);
                 if !ti.writes.is_empty() {
                     self.note_mem_latency(d.inst.0, now + latency - issued);
                 }
