@@ -123,6 +123,18 @@ pub struct CoreConfig {
     pub max_ctas_per_sm: u32,
     /// 32-bit registers per SM.
     pub registers_per_sm: u32,
+    /// A CTA's registers per thread are rounded up to a multiple of this
+    /// when counted against `registers_per_sm` (GPGPU-Sim's `max_cta`
+    /// rounds them up to a multiple of 4); 1: counted exactly.
+    pub reg_alloc_unit: u32,
+    /// Local memory laid out as GPGPU-Sim's `translate_local_memaddr`
+    /// (`-gpgpu_local_mem_map 1`) for the caches and DRAM: word `D` of
+    /// every thread that can be resident on the GPU at once forms one
+    /// contiguous region, threads of a CTA adjacent, then CTAs of successive
+    /// SMs, then successive CTA slots; an access of 8 bytes or more is one
+    /// 4-byte access per word (a vector access, its first element's). Off:
+    /// each warp's local memory is its own block, word by word.
+    pub local_mem_map: bool,
     /// Registers per thread assumed when a manifest gives no
     /// `regs_per_thread`.
     pub default_regs_per_thread: u32,
@@ -653,6 +665,8 @@ impl GpuConfig {
                 max_threads_per_sm: 1536,
                 max_ctas_per_sm: 8,
                 registers_per_sm: 32768,
+                reg_alloc_unit: 4,
+                local_mem_map: true,
                 default_regs_per_thread: 16,
                 shared_mem_per_sm: 49152,
                 schedulers_per_sm: 2,
@@ -830,6 +844,8 @@ impl GpuConfig {
         c.core.max_warps_per_sm = 16;
         c.core.max_threads_per_sm = 512;
         c.core.schedulers_per_sm = 1;
+        c.core.reg_alloc_unit = 1; // occupancy from the exact register count
+        c.core.local_mem_map = false; // each warp's local words in their own block
         c.l1d.sets = 8; // 8 × 4 × 128 B = 4 KB
         c.l1d.hash_sets = false; // the Fermi hash needs 32 or 64 sets
         c.l2.slices = 2;

@@ -181,6 +181,8 @@ schema! {
         max_threads_per_sm: U32 <= 65_536, "resident threads per SM";
         max_ctas_per_sm: U32 <= 1_024, "resident CTAs (thread blocks, work-groups) per SM";
         registers_per_sm: U32 <= 16_777_216, "32-bit registers per SM";
+        reg_alloc_unit: U32 <= 1_024, "a CTA's registers per thread are rounded up to a multiple of this for occupancy (GPGPU-Sim's max_cta: 4); 1 = exact";
+        local_mem_map: Bool <= 1, "local memory laid out for the caches as GPGPU-Sim's translate_local_memaddr (-gpgpu_local_mem_map 1): word D of all threads resident on the GPU contiguous, CTA by CTA across SMs; false: each warp's words in its own block";
         default_regs_per_thread: U32 <= 65_536, "registers per thread when a manifest gives no regs_per_thread";
         shared_mem_per_sm: U32 <= 16_777_216, "bytes of shared memory per SM";
         schedulers_per_sm: U32 <= 64, "warp schedulers per SM (warp w belongs to scheduler w % n)";

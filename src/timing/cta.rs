@@ -15,9 +15,27 @@ pub fn cta_need(ctx: &LaunchCtx<'_>, regs_per_thread: u32) -> [u32; 4] {
     [
         warps,
         threads,
-        regs_per_thread * warps * lanes,
+        regs_per_thread.next_multiple_of(ctx.cfg.core.reg_alloc_unit.max(1)) * warps * lanes,
         (ctx.info.shared_dynamic_base as u32).saturating_add(ctx.dynamic_shared),
     ]
+}
+
+/// CTAs of `need` that fit on one SM at once, as GPGPU-Sim's
+/// `shader_core_config::max_cta` counts them for a grid of `total` CTAs:
+/// the least of the limits of threads, registers, shared memory and CTAs,
+/// and no more than `total` spread over the SMs needs (at least 1).
+pub fn ctas_per_sm(need: [u32; 4], total: u64, cfg: &GpuConfig) -> u32 {
+    let c = &cfg.core;
+    let limit = |have: u32, each: u32| if each == 0 { u32::MAX } else { have / each };
+    let fit = c
+        .max_ctas_per_sm
+        .min(limit(c.max_warps_per_sm, need[0]))
+        .min(limit(c.max_threads_per_sm, need[1]))
+        .min(limit(c.registers_per_sm, need[2]))
+        .min(limit(c.shared_mem_per_sm, need[3]));
+    let sms = u64::from(c.num_sms.max(1));
+    let spread = total.div_ceil(sms).min(u64::from(u32::MAX)) as u32;
+    fit.min(spread).max(1)
 }
 
 /// Why a CTA can never fit on an SM, if it cannot.

@@ -11,7 +11,7 @@ use crate::sched::LaunchInfo;
 use crate::sched::registry::{self, PolicyEnv, PolicyError};
 use crate::sync::policy::SyncPolicy;
 use crate::timing::barrier_stats::{BarrierCounters, BarrierStats};
-use crate::timing::cta::{CtaScheduler, cta_need, never_fits};
+use crate::timing::cta::{CtaScheduler, cta_need, ctas_per_sm, never_fits};
 use crate::timing::memsys::{MemSys, Packet};
 use crate::timing::sampling::Sampler;
 use crate::timing::sm::{IssueRecord, LaunchCtx, Sm};
@@ -206,6 +206,15 @@ impl Gpu {
                 ctx.kernel.insts.len(),
                 crate::timing::pc_stats::PcCounters::default(),
             );
+        }
+        let local_map = crate::timing::ldst::LocalMap::new(
+            need[1],
+            self.cfg.core.warp_size,
+            ctas_per_sm(need, total, &self.cfg),
+            self.cfg.core.num_sms,
+        );
+        for sm in &mut self.sms {
+            sm.local_map = local_map;
         }
         let mut ctas = CtaScheduler::new(total, need);
         let start = self.now;

@@ -60,6 +60,48 @@ pub fn distinct_lines(exec: u64, line: u32, addr: impl Fn(usize) -> u64) -> u64 
 /// Base of the address range local memory is mapped to for caching.
 pub const LOCAL_TIMING_BASE: u64 = 0xd000_0000_0000;
 
+/// GPGPU-Sim's `LOCAL_GENERIC_START` (0xC0000000 less 80 SMs' 96 KB of
+/// shared memory and 80 × 2048 threads' 16 KB of local memory), added to
+/// [`LOCAL_TIMING_BASE`] with `core.local_mem_map`, so the low 32 address
+/// bits that pick set, slice, bank and row are GPGPU-Sim's.
+pub const LOCAL_GENERIC_START: u64 = 0x1F88_0000;
+
+/// A launch's local-memory layout under `core.local_mem_map`
+/// (GPGPU-Sim's `shader_core_ctx::translate_local_memaddr`): thread `t` of
+/// CTA slot `k` on SM `s` keeps word `D` at `4 * (D * concurrent + padded *
+/// (s + sms * k) + t)` past [`LOCAL_GENERIC_START`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LocalMap {
+    /// Threads per CTA, rounded up to whole warps (`nTpC`).
+    pub padded: u64,
+    /// Threads that can be resident on the GPU at once: `padded` × CTAs
+    /// per SM for this launch × SMs (`N`).
+    pub concurrent: u64,
+    /// SMs (`nS`).
+    pub sms: u64,
+}
+
+impl LocalMap {
+    /// The layout of a launch of `threads`-thread CTAs of which `ctas`
+    /// fit on each of `sms` SMs (warps of `warp_size` lanes).
+    pub fn new(threads: u32, warp_size: u32, ctas: u32, sms: u32) -> LocalMap {
+        let padded = u64::from(threads.next_multiple_of(warp_size.max(1)));
+        LocalMap {
+            padded,
+            concurrent: padded * u64::from(ctas.max(1)) * u64::from(sms),
+            sms: u64::from(sms),
+        }
+    }
+
+    /// Timing address of byte `a` of the local memory of thread `t` of
+    /// CTA slot `k` on SM `sm`.
+    #[inline]
+    pub fn addr(&self, sm: u64, k: u64, t: u64, a: u64) -> u64 {
+        let base = 4 * (self.padded * (sm + self.sms * k) + t);
+        LOCAL_TIMING_BASE + LOCAL_GENERIC_START + (a / 4) * self.concurrent * 4 + base + a % 4
+    }
+}
+
 impl Sm {
     /// True if a memory instruction may issue at `now`: to an idle LD/ST
     /// unit, or with `opcoll.mem_queue` > 0 into the queue in front of it
@@ -275,7 +317,35 @@ impl Sm {
                             a
                         }
                     };
-                    if kind == JobKind::Atomic {
+                    if local && cfg.core.local_mem_map {
+                        // GPGPU-Sim's layout: one 4-byte access per word
+                        // of an element of 8 bytes or more (of a vector,
+                        // its first element's only), each word's lanes
+                        // coalesced apart (their words are `concurrent`
+                        // threads apart).
+                        let esize = ctx.kernel.insts[d.inst.0 as usize].ty.bytes();
+                        let (words, size) = if esize >= 4 {
+                            (u64::from(esize / 4), 4)
+                        } else {
+                            (1, esize)
+                        };
+                        let map = self.local_map;
+                        let warp = u64::from(cfg.core.warp_size);
+                        let (sm, k, t0) = (u64::from(self.id), c as u64, index as u64 * warp);
+                        let mut part = std::mem::take(&mut self.local_reqs);
+                        job.reqs.clear();
+                        for w in 0..words {
+                            coalesce(
+                                d.exec,
+                                size,
+                                cfg.l1d.line,
+                                |l| map.addr(sm, k, t0 + l as u64, fw.addrs[l] + 4 * w),
+                                &mut part,
+                            );
+                            job.reqs.extend_from_slice(&part);
+                        }
+                        self.local_reqs = part;
+                    } else if kind == JobKind::Atomic {
                         coalesce_atomic(
                             d.exec,
                             m.size,

@@ -444,6 +444,10 @@ pub struct Sm {
     pub mem_issue_free: u64,
     /// `opcoll.mem_queue`.
     pub mem_queue_cap: usize,
+    /// This launch's local-memory layout (`core.local_mem_map`).
+    pub local_map: crate::timing::ldst::LocalMap,
+    /// Line requests of one 4-byte word of a local access (reused).
+    pub local_reqs: Vec<crate::timing::coalescer::LineRequest>,
     /// The L1D latency queue's requests, head first (`l1d.latency_queue`,
     /// `timing::l1q`).
     pub l1q: std::collections::VecDeque<crate::timing::l1q::L1qEntry>,
@@ -643,6 +647,8 @@ impl Sm {
             spare_addrs: Vec::new(),
             mem_issue_free: 0,
             mem_queue_cap: cfg.opcoll.mem_queue as usize,
+            local_map: Default::default(),
+            local_reqs: Vec::new(),
             l1q: std::collections::VecDeque::new(),
             l1q_depth: cfg.l1d.latency_queue,
             l1q_stall: LdStStall::None,
