@@ -331,6 +331,12 @@ pub struct L1dConfig {
     /// straight into the interconnect.
     #[serde(default)]
     pub miss_queue: u32,
+    /// Local stores write back (GPGPU-Sim's `LOCAL_WB_GLOBAL_WT`, `L:L` in
+    /// `-gpgpu_cache:dl1`): a local store hitting a line marks it dirty and
+    /// is done (no L2 write, no acknowledgement); a dirty line evicted is
+    /// written to L2 whole. Off: local stores write through and evict the
+    /// line, as global ones.
+    pub local_write_back: bool,
 }
 
 /// The operand collector between issue and the functional units (see
@@ -726,6 +732,7 @@ impl GpuConfig {
                 store_transactions: true,
                 latency_queue: 35,
                 miss_queue: 8,
+                local_write_back: true,
             },
             l1t: TexCacheConfig {
                 sets: 4,
@@ -846,6 +853,7 @@ impl GpuConfig {
         c.core.schedulers_per_sm = 1;
         c.core.reg_alloc_unit = 1; // occupancy from the exact register count
         c.core.local_mem_map = false; // each warp's local words in their own block
+        c.l1d.local_write_back = false; // local stores write through
         c.l1d.sets = 8; // 8 × 4 × 128 B = 4 KB
         c.l1d.hash_sets = false; // the Fermi hash needs 32 or 64 sets
         c.l2.slices = 2;

@@ -7,8 +7,9 @@
 use std::fmt;
 
 use super::{
-    CacheConfig, CoreConfig, DramConfig, GpuConfig, IcntConfig, L1dConfig, L2Config, LatencyConfig,
-    OpcollConfig, SchedConfig, SharedConfig, SimConfig, SyncConfig, TexCacheConfig, ConstCacheConfig,
+    CacheConfig, ConstCacheConfig, CoreConfig, DramConfig, GpuConfig, IcntConfig, L1dConfig,
+    L2Config, LatencyConfig, OpcollConfig, SchedConfig, SharedConfig, SimConfig, SyncConfig,
+    TexCacheConfig,
 };
 
 /// The type of a field's value.
@@ -242,6 +243,7 @@ schema! {
         hash_sets: Bool <= 1, "index sets with GPGPU-Sim's Fermi L1 hash (bits 7-11 xor 13,14,15,17,19; needs 32 or 64 sets) instead of line mod sets";
         latency_queue: U32 <= 4_096, "stages of the L1D latency queue loads and stores pass before their tag lookup (GPGPU-Sim's l1_latency_queue: one entry per cycle, lookup at the head, a reservation failure holds the head, not the LD/ST unit); 0: look up when the LD/ST unit processes the access";
         miss_queue: U32 <= 4_096, "with latency_queue > 0: packets of the L1D miss queue between the queue head's lookup and the interconnect (GPGPU-Sim's miss queue, one sent per cycle when the SM's input has room; full = a reservation failure); 0: send straight into the interconnect";
+        local_write_back: Bool <= 1, "local stores write back (GPGPU-Sim's LOCAL_WB_GLOBAL_WT, L:L in -gpgpu_cache:dl1): a local store hitting a line marks it dirty and is done; an evicted dirty line is written to L2 whole; false: local stores write through and evict the line, as global ones";
     }
     l1t: TexCacheConfig, "texture cache, per SM (read-only; tex fetches go through it instead of the L1D; fetches complete in lookup order)" {
         sets: U32 <= 65_536, "sets; 0 = no texture cache: tex fetches are global loads through the L1D";

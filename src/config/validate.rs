@@ -35,14 +35,14 @@ const MAY_BE_ZERO: &[&str] = &[
     "l1t.line",
     "l1t.hit_latency",
     "l1t.fifo",
-    "l1c.line", // one constant-cache lookup per load
-    "opcoll.mem_queue",   // memory instructions issue only to an idle LD/ST unit
-    "l2.data_port_width", // write-backs cost no lookup time
-    "dram.scheduler",     // 0 = FIFO
+    "l1c.line",                 // one constant-cache lookup per load
+    "opcoll.mem_queue",         // memory instructions issue only to an idle LD/ST unit
+    "l2.data_port_width",       // write-backs cost no lookup time
+    "dram.scheduler",           // 0 = FIFO
     "dram.bank_group_indexing", // 0 = high bits
-    "dram.t_ccdl",        // no bank-group constraint (GPGPU-Sim's default)
-    "dram.t_rtpl",        // no bank-group constraint (GPGPU-Sim's default)
-    "dram.t_cdlr",        // timings of 0 impose nothing
+    "dram.t_ccdl",              // no bank-group constraint (GPGPU-Sim's default)
+    "dram.t_rtpl",              // no bank-group constraint (GPGPU-Sim's default)
+    "dram.t_cdlr",              // timings of 0 impose nothing
     "dram.t_wr",
     "dram.channel_bit",            // channels interleaved from bit 0
     "dram.col_mask",               // the column is not used for timing

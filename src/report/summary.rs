@@ -110,6 +110,13 @@ pub fn timing_summary(s: &Stats) -> String {
         "          {} stores, {} write evictions, {} MSHR-full cycles, {} icnt-stall cycles",
         l.stores, l.write_evictions, l.mshr_full, l.icnt_stall
     );
+    if l.local_write_hits + l.writebacks > 0 {
+        let _ = writeln!(
+            o,
+            "          {} local stores kept in their line, {} dirty lines written back",
+            l.local_write_hits, l.writebacks
+        );
+    }
     if t.tex_accesses > 0 {
         let _ = writeln!(
             o,

@@ -130,6 +130,12 @@ impl Sm {
     /// looks the head up if it is in stage 0 (sets `l1q_stall` to its
     /// reservation failure); the others move down with the clock.
     pub(crate) fn l1q_step(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
+        if !self.l1d_writebacks.is_empty() {
+            // Dirty lines a fill evicted (since the last cycle).
+            let delay =
+                u64::from(ctx.cfg.l1d.miss_latency).saturating_sub(u64::from(self.l1q_depth));
+            self.send_writebacks(now, ctx.cfg, mem, delay);
+        }
         if self.l1q.is_empty() && self.l1_missq.is_empty() {
             return;
         }

@@ -60,6 +60,9 @@ pub fn distinct_lines(exec: u64, line: u32, addr: impl Fn(usize) -> u64) -> u64 
 /// Base of the address range local memory is mapped to for caching.
 pub const LOCAL_TIMING_BASE: u64 = 0xd000_0000_0000;
 
+/// Tag of an L1D write-back's write: its acknowledgement finds no warp.
+pub const WRITEBACK_TAG: u32 = 1 << 29;
+
 /// GPGPU-Sim's `LOCAL_GENERIC_START` (0xC0000000 less 80 SMs' 96 KB of
 /// shared memory and 80 × 2048 threads' 16 KB of local memory), added to
 /// [`LOCAL_TIMING_BASE`] with `core.local_mem_map`, so the low 32 address
@@ -686,6 +689,7 @@ impl Sm {
                 Ok((w, evicted)) => {
                     if let Some(ev) = evicted {
                         self.l1d_evicted(ev);
+                        self.send_writebacks(now, cfg, mem, miss_delay);
                     }
                     Some(w as u32)
                 }
@@ -838,6 +842,22 @@ impl Sm {
         } else if !mem.can_inject(self.id, now, r.bytes) {
             return false;
         }
+        let line_bytes = u64::from(cfg.l1d.line);
+        if cfg.l1d.local_write_back
+            && r.line * line_bytes >= LOCAL_TIMING_BASE
+            && self.l1d.access(r.line).is_some()
+        {
+            // A local store hitting its line: written back later, done now
+            // (GPGPU-Sim's wr_hit_wb; the latency queue counted it at entry,
+            // and its acknowledgement is immediate).
+            self.l1d.mark_dirty(r.line);
+            self.stats.l1d.stores += 1;
+            self.stats.l1d.local_write_hits += 1;
+            if !hold {
+                self.store_acknowledged(slot);
+            }
+            return true;
+        }
         if hold {
             // Held until L2 acknowledges the write.
             self.warps[slot as usize].outstanding += 1;
@@ -866,10 +886,55 @@ impl Sm {
         true
     }
 
+    /// A store of the warp in `slot` is acknowledged (by L2, or at once by
+    /// a write-back hit).
+    fn store_acknowledged(&mut self, slot: u32) {
+        let w = &mut self.warps[slot as usize];
+        w.outstanding -= 1;
+        if w.done && w.outstanding == 0 {
+            self.maybe_retire = true;
+            self.changed = true;
+        }
+    }
+
+    /// Sends the dirty lines the L1D evicted to L2, whole lines, through
+    /// the miss queue if there is one (GPGPU-Sim's `send_write_request`
+    /// of the write-back), else into the interconnect after `delay`.
+    pub(crate) fn send_writebacks(
+        &mut self,
+        now: u64,
+        cfg: &crate::config::GpuConfig,
+        mem: &mut MemSys,
+        delay: u64,
+    ) {
+        for line in std::mem::take(&mut self.l1d_writebacks) {
+            let write = Packet {
+                kind: PacketKind::Write,
+                sm: self.id,
+                addr: line * u64::from(cfg.l1d.line),
+                req_bytes: cfg.l1d.line,
+                reply_bytes: 0,
+                chunks: u32::MAX,
+                tag: WRITEBACK_TAG,
+                perform: false,
+            };
+            self.stats.l1d.writebacks += 1;
+            if self.l1_missq_cap > 0 {
+                self.l1_missq.push_back(write);
+            } else {
+                mem.inject(now, delay, write);
+            }
+        }
+    }
+
     /// Counts an L1D eviction and puts the line into the victim tags of
     /// the warp that brought it, if that warp is still live.
     fn l1d_evicted(&mut self, ev: Evicted) {
         self.stats.l1d.evictions += 1;
+        if ev.dirty {
+            // Written back to L2 by `send_writebacks`.
+            self.l1d_writebacks.push(ev.line);
+        }
         // The live warp with the owner's id (ids are unique among live warps).
         let p = self.live_by_dyn_id.partition_point(|&(d, _)| d < ev.owner);
         if let Some(&(d, s)) = self.live_by_dyn_id.get(p)
@@ -923,6 +988,10 @@ impl Sm {
                 };
                 if let Some(ev) = evicted {
                     self.l1d_evicted(ev);
+                    if !self.l1d_writebacks.is_empty() {
+                        // The SM runs to send the write-back.
+                        self.changed = true;
+                    }
                 }
                 let waiters = std::mem::take(&mut self.mshrs[i].waiters);
                 self.mshrs[i].used = false;
@@ -947,15 +1016,8 @@ impl Sm {
                     }
                 }
             }
-            PacketKind::Write => {
-                // A store's acknowledgement.
-                let w = &mut self.warps[p.tag as usize];
-                w.outstanding -= 1;
-                if w.done && w.outstanding == 0 {
-                    self.maybe_retire = true;
-                    self.changed = true;
-                }
-            }
+            PacketKind::Write if p.tag == WRITEBACK_TAG => {}
+            PacketKind::Write => self.store_acknowledged(p.tag),
         }
     }
 

@@ -448,6 +448,9 @@ pub struct Sm {
     pub local_map: crate::timing::ldst::LocalMap,
     /// Line requests of one 4-byte word of a local access (reused).
     pub local_reqs: Vec<crate::timing::coalescer::LineRequest>,
+    /// Dirty L1D lines evicted and not yet sent to L2
+    /// (`l1d.local_write_back`).
+    pub l1d_writebacks: Vec<u64>,
     /// The L1D latency queue's requests, head first (`l1d.latency_queue`,
     /// `timing::l1q`).
     pub l1q: std::collections::VecDeque<crate::timing::l1q::L1qEntry>,
@@ -649,6 +652,7 @@ impl Sm {
             mem_queue_cap: cfg.opcoll.mem_queue as usize,
             local_map: Default::default(),
             local_reqs: Vec::new(),
+            l1d_writebacks: Vec::new(),
             l1q: std::collections::VecDeque::new(),
             l1q_depth: cfg.l1d.latency_queue,
             l1q_stall: LdStStall::None,

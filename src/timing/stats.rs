@@ -161,8 +161,14 @@ pub struct L1dStats {
     pub evictions: u64,
     /// Lines invalidated by global stores.
     pub write_evictions: u64,
-    /// Store line requests (write-through to L2).
+    /// Store line requests (written through to L2, or, local ones with
+    /// `l1d.local_write_back`, kept in a line they hit).
     pub stores: u64,
+    /// Local store requests that hit their line and stayed in the L1D
+    /// (`l1d.local_write_back`).
+    pub local_write_hits: u64,
+    /// Dirty lines written back to L2 when evicted.
+    pub writebacks: u64,
     /// Cycles the LD/ST unit waited for a free MSHR.
     pub mshr_full: u64,
     /// Cycles the LD/ST unit waited for the interconnect port.
@@ -182,6 +188,8 @@ impl L1dStats {
             evictions: self.evictions - b.evictions,
             write_evictions: self.write_evictions - b.write_evictions,
             stores: self.stores - b.stores,
+            local_write_hits: self.local_write_hits - b.local_write_hits,
+            writebacks: self.writebacks - b.writebacks,
             mshr_full: self.mshr_full - b.mshr_full,
             icnt_stall: self.icnt_stall - b.icnt_stall,
         }
@@ -197,6 +205,8 @@ impl L1dStats {
         self.evictions += o.evictions;
         self.write_evictions += o.write_evictions;
         self.stores += o.stores;
+        self.local_write_hits += o.local_write_hits;
+        self.writebacks += o.writebacks;
         self.mshr_full += o.mshr_full;
         self.icnt_stall += o.icnt_stall;
     }

@@ -140,11 +140,14 @@ impl Side {
     /// A gpusim timed run's statistics. GPGPU-Sim's L1D counts reads and
     /// writes (a write-through store hits when its line is present), so
     /// gpusim's stores are counted too: a store hits when it found (and
-    /// invalidated) its line.
+    /// invalidated) its line, or, a local store written back, stayed in
+    /// it.
     pub fn from_stats(s: &Stats) -> Side {
         let l1 = &s.total.l1d;
         let l1d_accesses = l1.accesses + l1.stores;
-        let l1d_misses = l1.misses + l1.stores.saturating_sub(l1.write_evictions);
+        let l1d_misses = l1.misses
+            + l1.stores
+                .saturating_sub(l1.write_evictions + l1.local_write_hits);
         Side {
             cycles: s.cycles,
             thread_insts: s.thread_insts,
