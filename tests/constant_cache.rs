@@ -41,10 +41,8 @@ fn ptx(stride: u32, pair: bool) -> String {
 /// whose table holds `tab[i] = i`, expecting `out[i] = i * stride + 1`
 /// (B reads `tab[0] = 0`).
 fn kernel(stride: u32, pair: bool) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "gpusim-l1c-{}-{stride}-{pair}",
-        std::process::id()
-    ));
+    let dir =
+        std::env::temp_dir().join(format!("gpusim-l1c-{}-{stride}-{pair}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("const_lines.ptx"), ptx(stride, pair)).unwrap();
     let expect: Vec<String> = (0..32).map(|i| (i * stride + 1).to_string()).collect();
@@ -93,7 +91,10 @@ fn a_load_of_n_lines_returns_n_minus_1_cycles_later() {
     let (one, _) = issues(&kernel(0, false), &cfg);
     for (stride, lines) in CASES {
         let (at, r) = issues(&kernel(stride, false), &cfg);
-        assert_eq!(at[LD_A], one[LD_A], "stride {stride}: the same run up to the load");
+        assert_eq!(
+            at[LD_A], one[LD_A],
+            "stride {stride}: the same run up to the load"
+        );
         assert_eq!(
             (at[ADD_A] - at[LD_A]) - (one[ADD_A] - one[LD_A]),
             lines - 1,
@@ -122,7 +123,11 @@ fn without_a_line_size_every_load_is_one_lookup() {
     for (stride, _) in CASES {
         let (at, _) = issues(&kernel(stride, false), &off);
         let (one, _) = issues(&kernel(0, false), &off);
-        assert_eq!(at[ADD_A] - at[LD_A], one[ADD_A] - one[LD_A], "stride {stride}");
+        assert_eq!(
+            at[ADD_A] - at[LD_A],
+            one[ADD_A] - one[LD_A],
+            "stride {stride}"
+        );
         let (at, _) = issues(&kernel(stride, true), &off);
         assert_eq!(at[LD_B] - at[LD_A], 1, "stride {stride}");
     }

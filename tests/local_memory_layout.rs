@@ -68,7 +68,10 @@ fn gpgpusims_formula_places_each_word_of_all_resident_threads_together() {
     // Word 1 is one region (all resident threads) further; bytes within a
     // word stay in it.
     assert_eq!(m.addr(0, 0, 0, 4), base + 4 * 5760);
-    assert_eq!(m.addr(2, 1, 5, 6), base + 4 * 5760 + 4 * (128 * (2 + 15) + 5) + 2);
+    assert_eq!(
+        m.addr(2, 1, 5, 6),
+        base + 4 * 5760 + 4 * (128 * (2 + 15) + 5) + 2
+    );
 }
 
 #[test]
@@ -80,7 +83,13 @@ fn a_warps_word_is_one_line_and_a_wide_access_one_line_per_word() {
     // access spans 140 (132) bytes: two lines.
     let m = kernel("warp", 32);
     let on = micro::run(&m, &gtx480(&[]), "gto", &[], false);
-    let off = micro::run(&m, &gtx480(&["core.local_mem_map=false"]), "gto", &[], false);
+    let off = micro::run(
+        &m,
+        &gtx480(&["core.local_mem_map=false"]),
+        "gto",
+        &[],
+        false,
+    );
     let (a, b) = (&on.stats.total.l1d, &off.stats.total.l1d);
     assert_eq!(a.accesses, 1 + 2);
     assert_eq!(b.accesses, 2 + 2);
@@ -96,7 +105,13 @@ fn four_warps_make_four_times_the_requests() {
     // four and every load misses (stores do not allocate).
     let m = kernel("cta", 128);
     let on = micro::run(&m, &gtx480(&[]), "gto", &[], false);
-    let off = micro::run(&m, &gtx480(&["core.local_mem_map=false"]), "gto", &[], false);
+    let off = micro::run(
+        &m,
+        &gtx480(&["core.local_mem_map=false"]),
+        "gto",
+        &[],
+        false,
+    );
     assert_eq!(on.stats.total.l1d.accesses, 4 * 3);
     assert_eq!(off.stats.total.l1d.accesses, 4 * 4);
     assert_eq!(on.stats.total.l1d.misses, 4 * 3);
