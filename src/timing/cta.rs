@@ -26,7 +26,7 @@ pub fn cta_need(ctx: &LaunchCtx<'_>, regs_per_thread: u32) -> [u32; 4] {
 /// and no more than `total` spread over the SMs needs (at least 1).
 pub fn ctas_per_sm(need: [u32; 4], total: u64, cfg: &GpuConfig) -> u32 {
     let c = &cfg.core;
-    let limit = |have: u32, each: u32| if each == 0 { u32::MAX } else { have / each };
+    let limit = |have: u32, each: u32| have.checked_div(each).unwrap_or(u32::MAX);
     let fit = c
         .max_ctas_per_sm
         .min(limit(c.max_warps_per_sm, need[0]))
