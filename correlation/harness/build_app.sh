@@ -37,9 +37,11 @@ trap 'rm -rf "$work"' EXIT
   echo "  {nullptr, nullptr}};"
   # Module-scope .const/.global variables (unmangled names), for write_symbol.
   echo "static const ReplaySymbol replay_symbols[] = {"
-  grep -E '^[[:space:]]*\.(const|global)[[:space:]]' "$ptx" | grep -v '\.extern' |
+  # (A PTX without such variables gives an empty table: `|| true` keeps
+  # pipefail from ending the script when a grep finds nothing.)
+  { grep -E '^[[:space:]]*\.(const|global)[[:space:]]' "$ptx" || true; } | { grep -v '\.extern' || true; } |
     sed -E 's/[[:space:]]*(=.*)?;.*$//; s/\[[0-9]*\]$//' | awk '{print $NF}' |
-    grep -E '^[A-Za-z][A-Za-z0-9_]*$' | grep -v '^_Z' | sort -u |
+    { grep -E '^[A-Za-z][A-Za-z0-9_]*$' || true; } | { grep -v '^_Z' || true; } | sort -u |
     while read -r v; do echo "  {\"$v\", (const void *)&$v},"; done
   echo "  {nullptr, nullptr}};"
   echo "int main(int argc, char **argv) { return replay_main(argc, argv, replay_kernels, replay_symbols); }"
