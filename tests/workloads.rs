@@ -164,6 +164,18 @@ impl Host for CorruptingHost<'_> {
     ) -> Result<(), WorkloadError> {
         self.inner.launch(entry, grid, block, args)
     }
+
+    fn launch_shared(
+        &mut self,
+        entry: Option<&str>,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[ArgValue],
+        shared_bytes: u32,
+    ) -> Result<(), WorkloadError> {
+        self.inner
+            .launch_shared(entry, grid, block, args, shared_bytes)
+    }
 }
 
 /// The real workload of a manifest, seeing one corrupted output element.
@@ -291,6 +303,11 @@ fn a_corrupted_output_element_fails_the_check_naming_the_buffer() {
         ("holdout/block_scan", "out"),
         ("holdout/warp_shared_reduce", "result"),
         ("holdout/bitonic_sort_shared", "keys"),
+        ("holdout/dp_axpby", "y"), // f64: bit 30 of the middle element's mantissa
+        ("holdout/nbody_tiled", "acc"),
+        ("holdout/kmeans_assign", "assign"),
+        ("holdout/blackscholes", "call"),
+        ("holdout/blackscholes", "put"),
     ];
     for (name, buffer) in cases {
         let p = manifest_named(name);
@@ -376,6 +393,18 @@ impl Host for InputCorrupter<'_> {
         args: &[ArgValue],
     ) -> Result<(), WorkloadError> {
         self.inner.launch(entry, grid, block, args)
+    }
+
+    fn launch_shared(
+        &mut self,
+        entry: Option<&str>,
+        grid: [u32; 3],
+        block: [u32; 3],
+        args: &[ArgValue],
+        shared_bytes: u32,
+    ) -> Result<(), WorkloadError> {
+        self.inner
+            .launch_shared(entry, grid, block, args, shared_bytes)
     }
 }
 
@@ -473,6 +502,14 @@ fn a_kernel_seeing_other_data_fails_the_check() {
         ("holdout/block_scan", "in", (0, 1), "out"), // in[0] ^= 1: every sum of block 0
         ("holdout/warp_shared_reduce", "in", (0, 1), "result"),
         ("holdout/bitonic_sort_shared", "keys", (0, 1), "keys"), // key 0 ^= 1
+        ("holdout/dp_axpby", "x", (7, 0x40), "y"),               // x[0]'s exponent
+        // Body 0's x (in [0.5, 2]) becomes huge or NaN: every sum of slice 0.
+        ("holdout/nbody_tiled", "pos", (3, 0x40), "acc"),
+        // Centroid 0's first feature (in [-1, 1]) becomes 2 or infinite:
+        // the points nearest to it go elsewhere.
+        ("holdout/kmeans_assign", "cent", (3, 0x40), "assign"),
+        // price[0] (in [5, 30]) drops to ~1e-38: its put becomes X e^(-rT).
+        ("holdout/blackscholes", "price", (3, 0x40), "put"),
     ] {
         let p = manifest_named(name);
         let mut w = workload_of(&p, &[]).unwrap();
@@ -644,6 +681,30 @@ fn bad_shapes_and_arguments_are_argument_errors() {
         l(Some([255, 1, 1]), None),
     );
     assert!(e.contains("needs grid [256, 1, 1]"), "{e}");
+    let e = create_err("holdout/dp_axpby", &[("c", "0.9")], l(None, None));
+    assert!(e.contains("multiple of 1/8 in [-2, 2]"), "{e}");
+    let e = create_err("holdout/dp_axpby", &[("a", "2.5")], l(None, None));
+    assert!(e.contains("multiple of 1/8 in [-2, 2]"), "{e}");
+    let e = create_err("holdout/dp_axpby", &[], l(Some([8, 1, 1]), None));
+    assert!(e.contains("use grid [3072, 1, 1]"), "{e}");
+    let e = create_err("holdout/nbody_tiled", &[("n", "1000")], l(None, None));
+    assert!(e.contains("multiple of slices * block = 256"), "{e}");
+    let e = create_err("holdout/nbody_tiled", &[], l(Some([24, 1, 1]), None));
+    assert!(e.contains("needs grid [24, 4, 1]"), "{e}");
+    let e = create_err("holdout/nbody_tiled", &[("eps2", "0")], l(None, None));
+    assert!(e.contains("finite f32 > 0"), "{e}");
+    let e = create_err("holdout/kmeans_assign", &[], l(Some([255, 1, 1]), None));
+    assert!(e.contains("use grid [256, 1, 1]"), "{e}");
+    let e = create_err(
+        "holdout/kmeans_assign",
+        &[("n", "200000000")],
+        l(None, None),
+    );
+    assert!(e.contains("does not fit"), "{e}");
+    let e = create_err("holdout/blackscholes", &[("v", "0.05")], l(None, None));
+    assert!(e.contains("must be in [0.15, 1]"), "{e}");
+    let e = create_err("holdout/blackscholes", &[], l(None, Some([128, 2, 1])));
+    assert!(e.contains("1-D block"), "{e}");
     let e = create_err("baws/merge_sort", &[("keys", "1000")], l(None, None));
     assert!(e.contains("multiple of 512"), "{e}");
     let e = create_err("baws/merge_sort", &[("length", "384")], l(None, None));
@@ -940,6 +1001,37 @@ fn other_sizes_pass_too() {
             &[("rows", "100"), ("cols", "37"), ("seed", "5")],
         ),
         ("holdout/gemv_rowmajor", &[("rows", "33"), ("cols", "1")]),
+        // A partial last CTA; the extreme coefficients.
+        (
+            "holdout/dp_axpby",
+            &[
+                ("n", "1000"),
+                ("a", "-2"),
+                ("b", "2"),
+                ("c", "-2"),
+                ("seed", "3"),
+            ],
+        ),
+        // c = 0: every result is 1/4 (pairs with y = 1/4 redrawn).
+        ("holdout/dp_axpby", &[("n", "33"), ("c", "0")]),
+        (
+            "holdout/nbody_tiled",
+            &[
+                ("n", "256"),
+                ("slices", "2"),
+                ("eps2", "0.5"),
+                ("seed", "2"),
+            ],
+        ),
+        // One CTA, one tile, one slice.
+        ("holdout/nbody_tiled", &[("n", "64"), ("slices", "1")]),
+        ("holdout/kmeans_assign", &[("n", "1000"), ("seed", "2")]),
+        ("holdout/kmeans_assign", &[("n", "1")]),
+        (
+            "holdout/blackscholes",
+            &[("n", "1000"), ("r", "0"), ("v", "1"), ("seed", "4")],
+        ),
+        ("holdout/blackscholes", &[("n", "5000"), ("v", "0.15")]),
         (
             "lfws/nearest_neighbor",
             &[("records", "1000"), ("k", "1000"), ("lat", "-20.5")],

@@ -275,6 +275,18 @@ pub const WORKLOADS: &[(&str, Constructor)] = &[
             drivers::bitonic_sort_shared::BitonicSortShared::new(a, l)?,
         ))
     }),
+    ("dp_axpby", |a, l| {
+        Ok(Box::new(drivers::dp_axpby::DpAxpby::new(a, l)?))
+    }),
+    ("nbody_tiled", |a, l| {
+        Ok(Box::new(drivers::nbody_tiled::NbodyTiled::new(a, l)?))
+    }),
+    ("kmeans_assign", |a, l| {
+        Ok(Box::new(drivers::kmeans_assign::KmeansAssign::new(a, l)?))
+    }),
+    ("blackscholes", |a, l| {
+        Ok(Box::new(drivers::blackscholes::Blackscholes::new(a, l)?))
+    }),
 ];
 
 /// Builds workload `name` from its arguments; unknown names and unknown

@@ -59,6 +59,10 @@
 //! | `block_scan` | [`block_scan::BlockScan`] | `block_scan` (`kernels/holdout/`) | `out` exact (per-block prefix sums) |
 //! | `warp_shared_reduce` | [`warp_shared_reduce::WarpSharedReduce`] | `warp_shared_reduce` (`kernels/holdout/`) | `result` exact (wrapping sum) |
 //! | `bitonic_sort_shared` | [`bitonic_sort_shared::BitonicSortShared`] | `bitonic_sort_shared` (`kernels/holdout/`) | `keys` exact (each 512-key block sorted) |
+//! | `dp_axpby` | [`dp_axpby::DpAxpby`] | `dp_axpby` (`kernels/holdout/`) | `y` exact (inputs in 1/1024, coefficients in eighths: every fp64 step exact) |
+//! | `nbody_tiled` | [`nbody_tiled::NbodyTiled`] | `nbody_tiled` (`kernels/holdout/`) | `acc` within `(m + 32) 2^-24` times the sum of the terms' magnitudes of an `f64` reference (`m` terms per sum) |
+//! | `kmeans_assign` | [`kmeans_assign::KmeansAssign`] | `kmeans_assign` (`kernels/holdout/`) | `assign` exact (features in eighths: distances exact, ties to the lower index) |
+//! | `blackscholes` | [`blackscholes::Blackscholes`] | `blackscholes` (`kernels/holdout/`) | `call`, `put` within `2^-18 (S + X)` of an `f64` reference |
 //!
 //! The nvcc-compiled benchmarks (`kernels/rodinia/`, `kernels/sdk/`, `kernels/baws/`, `kernels/blws/`) keep
 //! their input builders and references in their driver files.
@@ -119,14 +123,19 @@ pub mod nearest_neighbor;
 pub mod xorshift_jump;
 
 pub mod bitonic_sort_shared;
+pub mod blackscholes;
 pub mod block_scan;
+pub mod dp_axpby;
 pub mod gemv_rowmajor;
+pub mod kmeans_assign;
+pub mod nbody_tiled;
 pub mod stencil2d_shared;
 pub mod strided_copy;
 pub mod warp_shared_reduce;
 
 use crate::workload::Launch;
 use crate::workload::args::Args;
+use crate::workload::check::{Check, Mismatch};
 use crate::workload::host::WorkloadError;
 
 /// Most threads a CTA may have (CUDA's limit).
@@ -206,6 +215,44 @@ fn block_fixed(
         )));
     }
     Ok(b)
+}
+
+/// `got` against `expected` (an `f64` reference) within a bound of its
+/// own per element: element `i` passes if `|got[i] - expected[i]| <=
+/// bound[i]` (so NaN never passes). For float kernels whose error bound
+/// depends on the element (the magnitudes that were summed or cancelled),
+/// where one relative tolerance would be too loose for some elements and
+/// too tight for others.
+fn within_bounds(buffer: &str, expected: &[f64], bound: &[f64], got: &[f32]) -> Check {
+    let mut m = Mismatch {
+        buffer: buffer.to_string(),
+        total: expected.len(),
+        wrong: expected.len().abs_diff(got.len()),
+        first: Vec::new(),
+    };
+    if expected.len() != got.len() {
+        m.first.push((
+            expected.len().min(got.len()),
+            format!("{} elements", expected.len()),
+            format!("{} elements", got.len()),
+        ));
+    }
+    for (i, ((&e, &b), &g)) in expected.iter().zip(bound).zip(got).enumerate() {
+        // False for a NaN `got`.
+        let close = (f64::from(g) - e).abs() <= b;
+        if !close {
+            m.wrong += 1;
+            if m.first.len() < 5 {
+                m.first
+                    .push((i, format!("{e:e} ± {b:.1e}"), format!("{g:e}")));
+            }
+        }
+    }
+    if m.wrong == 0 {
+        Check::Pass
+    } else {
+        Check::Fail(vec![m])
+    }
 }
 
 /// `block` and a 1-D grid of one thread per `item` (`"element"`, `"row"`,
