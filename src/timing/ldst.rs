@@ -42,6 +42,18 @@ pub fn distinct_lines(exec: u64, line: u32, addr: impl Fn(usize) -> u64) -> u64 
     if line == 0 || exec == 0 {
         return 1;
     }
+    // The common case (every `ld.param`, a uniform `ld.const`): one line.
+    let first = addr(exec.trailing_zeros() as usize) / u64::from(line);
+    let mut m = exec;
+    let mut uniform = true;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        uniform &= addr(l) / u64::from(line) == first;
+    }
+    if uniform {
+        return 1;
+    }
     let mut seen = [0u64; 64];
     let mut n = 0;
     let mut m = exec;
@@ -237,8 +249,16 @@ impl Sm {
             Space::Param | Space::Const => {
                 // The constant cache's port looks up one line per cycle
                 // (`l1c.line`); the unit is held until the last.
-                let fw = &self.ctas[c].as_ref().expect("live CTA").warps[index];
-                let lines = distinct_lines(d.exec, cfg.l1c.line, |l| fw.addrs[l]);
+                // A kernel-parameter load counts as one line: its lanes read
+                // one address (but for a parameter array indexed per lane,
+                // rare enough that its cost of a pass over the lanes on
+                // every `ld.param` is not worth paying).
+                let lines = if m.space == Space::Const {
+                    let fw = &self.ctas[c].as_ref().expect("live CTA").warps[index];
+                    distinct_lines(d.exec, cfg.l1c.line, |l| fw.addrs[l])
+                } else {
+                    1
+                };
                 self.ldst_free = now + lines;
                 let latency = u64::from(ti.latency) + delay + (lines - 1);
                 if !ti.writes.is_empty() {
