@@ -39,10 +39,13 @@ fn ptx(stride: u32, pair: bool) -> String {
 
 /// Writes the kernel for `stride` (in words) and `pair` and a manifest
 /// whose table holds `tab[i] = i`, expecting `out[i] = i * stride + 1`
-/// (B reads `tab[0] = 0`).
-fn kernel(stride: u32, pair: bool) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("gpusim-l1c-{}-{stride}-{pair}", std::process::id()));
+/// (B reads `tab[0] = 0`), into a directory of test `test`'s own (tests
+/// run in parallel threads).
+fn kernel(test: &str, stride: u32, pair: bool) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "gpusim-l1c-{}-{test}-{stride}-{pair}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("const_lines.ptx"), ptx(stride, pair)).unwrap();
     let expect: Vec<String> = (0..32).map(|i| (i * stride + 1).to_string()).collect();
@@ -88,9 +91,9 @@ const CASES: [(u32, u64); 3] = [(0, 1), (1, 2), (16, 32)];
 fn a_load_of_n_lines_returns_n_minus_1_cycles_later() {
     let cfg = gtx480(&[]);
     assert_eq!(cfg.l1c.line, 64);
-    let (one, _) = issues(&kernel(0, false), &cfg);
+    let (one, _) = issues(&kernel("returns", 0, false), &cfg);
     for (stride, lines) in CASES {
-        let (at, r) = issues(&kernel(stride, false), &cfg);
+        let (at, r) = issues(&kernel("returns", stride, false), &cfg);
         assert_eq!(
             at[LD_A], one[LD_A],
             "stride {stride}: the same run up to the load"
@@ -112,7 +115,7 @@ fn a_load_of_n_lines_holds_the_ldst_unit_n_cycles() {
     // cycles after A.
     let cfg = gtx480(&["opcoll.mem_queue=0"]);
     for (stride, lines) in CASES {
-        let (at, _) = issues(&kernel(stride, true), &cfg);
+        let (at, _) = issues(&kernel("holds", stride, true), &cfg);
         assert_eq!(at[LD_B] - at[LD_A], lines, "stride {stride}");
     }
 }
@@ -121,14 +124,14 @@ fn a_load_of_n_lines_holds_the_ldst_unit_n_cycles() {
 fn without_a_line_size_every_load_is_one_lookup() {
     let off = gtx480(&["l1c.line=0", "opcoll.mem_queue=0"]);
     for (stride, _) in CASES {
-        let (at, _) = issues(&kernel(stride, false), &off);
-        let (one, _) = issues(&kernel(0, false), &off);
+        let (at, _) = issues(&kernel("off", stride, false), &off);
+        let (one, _) = issues(&kernel("off", 0, false), &off);
         assert_eq!(
             at[ADD_A] - at[LD_A],
             one[ADD_A] - one[LD_A],
             "stride {stride}"
         );
-        let (at, _) = issues(&kernel(stride, true), &off);
+        let (at, _) = issues(&kernel("off", stride, true), &off);
         assert_eq!(at[LD_B] - at[LD_A], 1, "stride {stride}");
     }
 }

@@ -16,9 +16,10 @@ mod micro;
 /// One warp: stores 5 to local word 1 and its index to word 0 (both miss,
 /// written through); loads word 0 (miss, fills its line); stores index + 1
 /// to word 0 (hits that line); loads it again; loads word 1 (another line:
-/// a miss that evicts word 0's); stores index + 1 + 5 to `out`.
-fn kernel() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpusim-localwb-{}", std::process::id()));
+/// a miss that evicts word 0's); stores index + 1 + 5 to `out`. Written
+/// into a directory of its own per `on` (the tests run in parallel).
+fn kernel(on: bool) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpusim-localwb-{}-{on}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
         .visible .entry local_wb(.param .u64 out)\n{\n\
@@ -52,7 +53,7 @@ fn l1d(on: bool) -> L1dStats {
         "gtx480",
         &["l1d.sets=1", "l1d.ways=1", "l1d.hash_sets=false", &wb],
     );
-    micro::run(&kernel(), &cfg, "gto", &[], false)
+    micro::run(&kernel(on), &cfg, "gto", &[], false)
         .stats
         .total
         .l1d

@@ -42,9 +42,14 @@ const FAR: u32 = 2048;
 
 /// Writes [`ptx`]`(entry, body)` and a manifest running it with `x` into a fresh
 /// temporary directory. The lookup table's texel i is i, so the kernel
-/// stores x + y + (y + 1) (`tex_order`) or x + y + 1 (`tex_alone`).
-fn kernel(entry: &str, body: &str, x: u32) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpusim-tex-{}-{entry}-{x}", std::process::id()));
+/// stores x + y + (y + 1) (`tex_order`) or x + y + 1 (`tex_alone`). The
+/// directory is test `test`'s own: tests run in parallel threads, and one
+/// must not read a file another is rewriting.
+fn kernel(test: &str, entry: &str, body: &str, x: u32) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "gpusim-tex-{}-{test}-{entry}-{x}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(format!("{entry}.ptx")), ptx(entry, body)).unwrap();
     let expect = if entry == "tex_order" {
@@ -93,7 +98,7 @@ const ADD_A_ALONE: usize = 6;
 
 #[test]
 fn a_hit_returns_after_the_texture_latency_not_the_l1d_latency() {
-    let m = kernel("tex_order", ORDER_BODY, Y);
+    let m = kernel("latency", "tex_order", ORDER_BODY, Y);
     let (on, off) = (config(true), config(false));
     let (at, r) = issues(&m, &on);
     let (at0, r0) = issues(&m, &off);
@@ -118,9 +123,9 @@ fn a_hit_returns_after_the_texture_latency_not_the_l1d_latency() {
 #[test]
 fn fetches_return_in_order_so_a_hit_waits_behind_a_miss() {
     let (on, off) = (config(true), config(false));
-    let order = kernel("tex_order", ORDER_BODY, FAR);
-    let alone = kernel("tex_alone", ALONE_BODY, FAR);
-    let hits = kernel("tex_order", ORDER_BODY, Y);
+    let order = kernel("order", "tex_order", ORDER_BODY, FAR);
+    let alone = kernel("order", "tex_alone", ALONE_BODY, FAR);
+    let hits = kernel("order", "tex_order", ORDER_BODY, Y);
     // A misses (its line is 8 KB from the warm-up's), B hits behind it:
     // B leaves the FIFO the cycle after A's data is back, so B's add
     // issues one cycle after A's add does when A is alone.
@@ -146,7 +151,7 @@ fn a_full_fifo_holds_the_ldst_unit() {
     // With room for one request, B's lookup waits until A has left the
     // FIFO: the LD/ST unit stalls (tex_stall) and B's add issues later
     // than with the GTX480's 128 entries, one cycle after A's data.
-    let order = kernel("tex_order", ORDER_BODY, FAR);
+    let order = kernel("fifo", "tex_order", ORDER_BODY, FAR);
     let (at, r) = issues(&order, &config(true));
     let (at1, r1) = issues(&order, &micro::config("gtx480", &["l1t.fifo=1"]));
     assert_eq!(at[TEX_A], at1[TEX_A]);
