@@ -98,12 +98,13 @@ impl fmt::Display for Check {
     }
 }
 
-fn compare<T>(
+fn compare<E, G>(
     buffer: &str,
-    expected: &[T],
-    got: &[T],
-    same: impl Fn(&T, &T) -> bool,
-    show: impl Fn(&T) -> String,
+    expected: &[E],
+    got: &[G],
+    same: impl Fn(&E, &G) -> bool,
+    show_expected: impl Fn(&E) -> String,
+    show_got: impl Fn(&G) -> String,
 ) -> Check {
     let mut m = Mismatch {
         buffer: buffer.to_string(),
@@ -123,7 +124,7 @@ fn compare<T>(
         if !same(e, g) {
             m.wrong += 1;
             if m.first.len() < SHOWN {
-                m.first.push((i, show(e), show(g)));
+                m.first.push((i, show_expected(e), show_got(g)));
             }
         }
     }
@@ -136,7 +137,8 @@ fn compare<T>(
 
 /// Exact comparison of integers (or anything comparable and printable).
 pub fn exact<T: PartialEq + fmt::Debug>(buffer: &str, expected: &[T], got: &[T]) -> Check {
-    compare(buffer, expected, got, |a, b| a == b, |v| format!("{v:?}"))
+    let show = |v: &T| format!("{v:?}");
+    compare(buffer, expected, got, |a, b| a == b, show, show)
 }
 
 /// f32 comparison: equal, or within `rel` relative or `abs` absolute error.
@@ -151,6 +153,7 @@ pub fn close_f32(buffer: &str, expected: &[f32], got: &[f32], rel: f32, abs: f32
                 || (e.is_nan() && g.is_nan())
                 || (e - g).abs() <= abs.max(rel * e.abs().max(g.abs()))
         },
+        |v| format!("{v:e}"),
         |v| format!("{v:e}"),
     )
 }
@@ -167,6 +170,30 @@ pub fn close_f64(buffer: &str, expected: &[f64], got: &[f64], rel: f64, abs: f64
                 || (e - g).abs() <= abs.max(rel * e.abs().max(g.abs()))
         },
         |v| format!("{v:e}"),
+        |v| format!("{v:e}"),
+    )
+}
+
+/// f32 results against an f64 reference within a bound of each element's
+/// own: element `i` passes if `|got[i] - expected[i]| <= bound[i]` (so NaN
+/// never passes). For float kernels whose error bound depends on the
+/// element (the magnitudes that were summed or cancelled), where one
+/// relative tolerance would be too loose for some elements and too tight
+/// for others.
+pub fn within_bounds(buffer: &str, expected: &[f64], bound: &[f64], got: &[f32]) -> Check {
+    let expected: Vec<(f64, f64)> = expected
+        .iter()
+        .copied()
+        .zip(bound.iter().copied())
+        .collect();
+    compare(
+        buffer,
+        &expected,
+        got,
+        // False for a NaN `got`.
+        |&(e, b), &g| (f64::from(g) - e).abs() <= b,
+        |&(e, b)| format!("{e:e} ± {b:.1e}"),
+        |g| format!("{g:e}"),
     )
 }
 

@@ -38,9 +38,9 @@
 //! (25) units of 2^-24 of `S + X` in all, a quarter or less of the bound's
 //! 64. The largest error on the default inputs is 2.9 units.
 
-use super::{block_1d, grid_1d, int_arg, within_bounds};
+use super::{block_1d, grid_1d, int_arg};
 use crate::workload::args::Args;
-use crate::workload::check::Check;
+use crate::workload::check::{self, Check};
 use crate::workload::generate::{stream_seed, uniform_f32};
 use crate::workload::host::{ArgValue, Host, WorkloadError, download, upload};
 use crate::workload::{Launch, Workload};
@@ -195,8 +195,8 @@ impl Workload for Blackscholes {
             .map(|(&s, &x)| REL_BOUND * (f64::from(s) + f64::from(x)))
             .collect();
         Ok(Check::all([
-            within_bounds("call", &ecall, &bound, &call),
-            within_bounds("put", &eput, &bound, &put),
+            check::within_bounds("call", &ecall, &bound, &call),
+            check::within_bounds("put", &eput, &bound, &put),
         ]))
     }
 }

@@ -135,7 +135,6 @@ pub mod warp_shared_reduce;
 
 use crate::workload::Launch;
 use crate::workload::args::Args;
-use crate::workload::check::{Check, Mismatch};
 use crate::workload::host::WorkloadError;
 
 /// Most threads a CTA may have (CUDA's limit).
@@ -215,44 +214,6 @@ fn block_fixed(
         )));
     }
     Ok(b)
-}
-
-/// `got` against `expected` (an `f64` reference) within a bound of its
-/// own per element: element `i` passes if `|got[i] - expected[i]| <=
-/// bound[i]` (so NaN never passes). For float kernels whose error bound
-/// depends on the element (the magnitudes that were summed or cancelled),
-/// where one relative tolerance would be too loose for some elements and
-/// too tight for others.
-fn within_bounds(buffer: &str, expected: &[f64], bound: &[f64], got: &[f32]) -> Check {
-    let mut m = Mismatch {
-        buffer: buffer.to_string(),
-        total: expected.len(),
-        wrong: expected.len().abs_diff(got.len()),
-        first: Vec::new(),
-    };
-    if expected.len() != got.len() {
-        m.first.push((
-            expected.len().min(got.len()),
-            format!("{} elements", expected.len()),
-            format!("{} elements", got.len()),
-        ));
-    }
-    for (i, ((&e, &b), &g)) in expected.iter().zip(bound).zip(got).enumerate() {
-        // False for a NaN `got`.
-        let close = (f64::from(g) - e).abs() <= b;
-        if !close {
-            m.wrong += 1;
-            if m.first.len() < 5 {
-                m.first
-                    .push((i, format!("{e:e} ± {b:.1e}"), format!("{g:e}")));
-            }
-        }
-    }
-    if m.wrong == 0 {
-        Check::Pass
-    } else {
-        Check::Fail(vec![m])
-    }
 }
 
 /// `block` and a 1-D grid of one thread per `item` (`"element"`, `"row"`,

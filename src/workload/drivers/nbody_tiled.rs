@@ -29,9 +29,9 @@
 //! the default inputs is 18 units of 2^-24 of `Σ |term|` (416 allowed),
 //! up to 4.8e-4 of the sum itself.
 
-use super::{block_1d, int_arg, shape, within_bounds};
+use super::{block_1d, int_arg, shape};
 use crate::workload::args::Args;
-use crate::workload::check::Check;
+use crate::workload::check::{self, Check};
 use crate::workload::generate::{stream_seed, uniform_f32};
 use crate::workload::host::{ArgValue, Host, WorkloadError, download, upload};
 use crate::workload::{Launch, Workload};
@@ -155,7 +155,7 @@ impl Workload for NbodyTiled {
         )?;
         let acc: Vec<f32> = download(host, dacc, 4 * n * slices)?;
         let (expected, bound) = reference(&pos, slices, self.eps2);
-        Ok(within_bounds("acc", &expected, &bound, &acc))
+        Ok(check::within_bounds("acc", &expected, &bound, &acc))
     }
 }
 
