@@ -126,14 +126,19 @@ impl Sm {
         true
     }
 
+    /// Cycles a packet sent from the queue's head waits before it leaves
+    /// for L2: what is left of `l1d.miss_latency` after the queue's stages.
+    fn l1q_miss_delay(&self, cfg: &crate::config::GpuConfig) -> u64 {
+        u64::from(cfg.l1d.miss_latency).saturating_sub(u64::from(self.l1q_depth))
+    }
+
     /// One cycle of the L1D latency queue at `now`, before the issue stage:
     /// looks the head up if it is in stage 0 (sets `l1q_stall` to its
     /// reservation failure); the others move down with the clock.
     pub(crate) fn l1q_step(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
         if !self.l1d_writebacks.is_empty() {
             // Dirty lines a fill evicted (since the last cycle).
-            let delay =
-                u64::from(ctx.cfg.l1d.miss_latency).saturating_sub(u64::from(self.l1q_depth));
+            let delay = self.l1q_miss_delay(ctx.cfg);
             self.send_writebacks(now, ctx.cfg, mem, delay);
         }
         if self.l1q.is_empty() && self.l1_missq.is_empty() {
@@ -146,8 +151,7 @@ impl Sm {
             && mem.can_inject(self.id, now, p.req_bytes)
         {
             let p = self.l1_missq.pop_front().expect("front");
-            let delay =
-                u64::from(ctx.cfg.l1d.miss_latency).saturating_sub(u64::from(self.l1q_depth));
+            let delay = self.l1q_miss_delay(ctx.cfg);
             mem.inject(now, delay, p);
         }
         if self.l1q.is_empty() {
@@ -158,7 +162,7 @@ impl Sm {
         if head.lookup_at <= now {
             let cfg = ctx.cfg;
             let depth = u64::from(self.l1q_depth);
-            let miss_delay = u64::from(cfg.l1d.miss_latency).saturating_sub(depth);
+            let miss_delay = self.l1q_miss_delay(cfg);
             let served = if head.load == L1Q_STORE {
                 let ok = self.l1d_store(now, cfg, mem, head.req, head.slot, miss_delay, false);
                 if !ok {
