@@ -136,6 +136,11 @@ impl TagArray {
         set as usize * self.ways
     }
 
+    /// True when lines `a` and `b` map to the same set.
+    pub fn same_set(&self, a: u64, b: u64) -> bool {
+        self.set(a) == self.set(b)
+    }
+
     /// The way holding `line`, if present.
     #[inline]
     fn find(&self, line: u64) -> Option<usize> {

@@ -200,6 +200,7 @@ impl Gpu {
             // The L1D is invalidated at each launch; the instruction cache
             // keeps its lines (GPGPU-Sim invalidates only the L1D).
             sm.l1d.clear();
+            sm.l1d_wait = crate::timing::sm::L1dWait::None;
             sm.barrier_counters = BarrierCounters::default();
             sm.pc_counters.clear();
             sm.pc_counters.resize(

@@ -29,7 +29,7 @@ use crate::timing::cache::{Evicted, ReservationFail};
 use crate::timing::coalescer::{bank_conflict_degree, coalesce, coalesce_atomic};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::opcoll::WRITEBACK_STAGES;
-use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, LdStStall, Mshr, QueuedMem, Sm, SmEvent};
+use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, L1dWait, LdStStall, Mshr, QueuedMem, Sm, SmEvent};
 use crate::timing::tex_cache::{TEX_TAG, TexLookup};
 
 /// `Sm::mshr_lines` of an MSHR not in use (no line address is this large).
@@ -654,6 +654,19 @@ impl Sm {
         miss_delay: u64,
     ) -> Result<(usize, bool), LdStStall> {
         let cfg = ctx.cfg;
+        let missq = self.l1_missq_cap > 0;
+        if let L1dWait::Mshr(l) | L1dWait::Set(l) = self.l1d_wait
+            && l == line
+        {
+            // No fill since the last try could change its outcome: the
+            // line is still absent (only a fill of its set brings it),
+            // and its MSHR or way is still not to be had. The miss
+            // queue may have filled up meanwhile (write-backs).
+            if missq && self.l1_missq.len() + 1 >= self.l1_missq_cap as usize {
+                return Err(LdStStall::Icnt);
+            }
+            return Err(LdStStall::Mshr);
+        }
         let dyn_id = self.warps[slot as usize].dyn_id;
         let st = &mut self.stats.l1d;
         if let Some(owner) = self.l1d.access(line) {
@@ -676,7 +689,6 @@ impl Sm {
         // With the L1D miss queue, a miss or a merge needs room in it for
         // two packets (GPGPU-Sim's `rd_miss_base`: `miss_queue_full(1)`,
         // room for a write-back too).
-        let missq = self.l1_missq_cap > 0;
         if missq && self.l1_missq.len() + 1 >= self.l1_missq_cap as usize {
             return Err(LdStStall::Icnt);
         }
@@ -695,6 +707,7 @@ impl Sm {
             return Ok((if m.owner == dyn_id { 0 } else { 1 }, false));
         }
         let Some(i) = self.mshr_index.first_free() else {
+            self.l1d_wait = L1dWait::Mshr(line);
             return Err(LdStStall::Mshr);
         };
         // Allocate on miss: a way of the line's set is reserved now; none
@@ -705,7 +718,10 @@ impl Sm {
         }
         let way = if cfg.l1d.allocate_on_miss {
             match self.l1d.reserve_way(line, dyn_id) {
-                Err(ReservationFail) => return Err(LdStStall::Mshr),
+                Err(ReservationFail) => {
+                    self.l1d_wait = L1dWait::Set(line);
+                    return Err(LdStStall::Mshr);
+                }
                 Ok((w, evicted)) => {
                     if let Some(ev) = evicted {
                         self.l1d_evicted(ev);
@@ -995,10 +1011,21 @@ impl Sm {
             }
             PacketKind::Read => {
                 let i = p.tag as usize;
-                if self.ldst_stall == LdStStall::Mshr || self.l1q_stall == LdStStall::Mshr {
-                    self.changed = true;
-                }
                 let (line, owner) = (self.mshrs[i].line, self.mshrs[i].owner);
+                // A lookup waiting for an MSHR may succeed now; one waiting
+                // for a way of a fully reserved set only if this fill is in
+                // it.
+                let ends_wait = match self.l1d_wait {
+                    L1dWait::None => false,
+                    L1dWait::Mshr(_) => true,
+                    L1dWait::Set(w) => self.l1d.same_set(w, line),
+                };
+                if ends_wait {
+                    self.l1d_wait = L1dWait::None;
+                    if self.ldst_stall == LdStStall::Mshr || self.l1q_stall == LdStStall::Mshr {
+                        self.changed = true;
+                    }
+                }
                 let evicted = match self.mshrs[i].way.take() {
                     Some(w) => {
                         self.l1d.fill_reserved(w as usize, line);

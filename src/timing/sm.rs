@@ -383,6 +383,22 @@ pub enum LdStStall {
     Tex,
 }
 
+/// Why the L1D lookup of a load's line last failed with
+/// [`LdStStall::Mshr`], and so what can end the wait. Until then a retry
+/// of the same line fails the same way (no fill, no free MSHR, no free
+/// way), so it is answered without a lookup, and only the fills that can
+/// end the wait wake a sleeping SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum L1dWait {
+    /// Not waiting (or a fill may have ended the wait: look again).
+    None,
+    /// The line found every MSHR in use: any fill frees one.
+    Mshr(u64),
+    /// The line found every way of its set reserved (or itself reserved,
+    /// its MSHR full of merges): only a fill into that set frees a way.
+    Set(u64),
+}
+
 /// One SM.
 pub struct Sm {
     /// SM id.
@@ -515,6 +531,9 @@ pub struct Sm {
     pub issue_log: Option<Vec<IssueRecord>>,
     /// The LD/ST unit's stall this cycle.
     pub ldst_stall: LdStStall,
+    /// What the last L1D load lookup that failed for want of an MSHR or a
+    /// way waits for, until a fill that can end the wait clears it.
+    pub l1d_wait: L1dWait,
     /// Cycles to charge to the current states, not yet added to `stats`
     /// (see [`Sm::account`]).
     pub unaccounted: u64,
@@ -656,6 +675,7 @@ impl Sm {
             l1q: std::collections::VecDeque::new(),
             l1q_depth: cfg.l1d.latency_queue,
             l1q_stall: LdStStall::None,
+            l1d_wait: L1dWait::None,
             l1q_loads: Vec::new(),
             l1_missq: std::collections::VecDeque::new(),
             l1_missq_cap: if cfg.l1d.latency_queue > 0 {
