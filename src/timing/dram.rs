@@ -256,6 +256,8 @@ pub struct Dram {
     per_channel: u32,
     /// Per bank group: its banks (bit per bank).
     group_banks: Vec<u64>,
+    /// A mask of every bank of a channel (bit per bank).
+    all_banks: u64,
     map: AddrMap,
     channels: Vec<Channel>,
     /// The next DRAM clock to run.
@@ -307,6 +309,7 @@ impl Dram {
             group_low_bits: d.bank_group_indexing == 1,
             per_channel,
             group_banks: Vec::new(),
+            all_banks: if nbk >= 64 { u64::MAX } else { (1u64 << nbk) - 1 },
             map: AddrMap::new(cfg),
             channels: (0..channels)
                 .map(|_| Channel {
@@ -662,13 +665,8 @@ impl Dram {
     /// a precharge); it issues when that time has come (a row command only
     /// if no row command issued this clock).
     fn issue(&mut self, ch: usize, k: u64, cycle: u64) -> bool {
-        let t = self.t;
         let nbk = self.nbk;
-        let full = if nbk >= 64 {
-            u64::MAX
-        } else {
-            (1u64 << nbk) - 1
-        };
+        let full = self.all_banks;
         let c = &mut self.channels[ch];
         // The busy banks whose own constraints allow their next command:
         // those that passed already, and, once the earliest bound of the
@@ -690,22 +688,30 @@ impl Dram {
         }
         let c = &self.channels[ch];
         let own = c.own_ok & c.busy_mask;
-        // The bank groups' and the channel's constraints, per command.
-        let (mut col_groups, mut pre_groups) = (0, 0);
-        for (grp, &banks) in c.groups.iter().zip(&self.group_banks) {
-            if k >= grp.ccdl_at {
-                col_groups |= banks;
-            }
-            if k >= grp.rtpl_at {
-                pre_groups |= banks;
-            }
+        if own == 0 && !cfg!(debug_assertions) {
+            return false;
         }
+        // The channel's and the bank groups' constraints, per command (the
+        // groups looked at only for banks that passed the others).
         let gate = |ok: bool, mask: u64| if ok { mask } else { 0 };
-        let col = own
-            & col_groups
+        let mut col = own
             & (gate(k >= c.ccd_at.max(c.wtr_at), c.next_read)
                 | gate(k >= c.ccd_at.max(c.rtw_at), c.next_write));
-        let row = own & (gate(k >= c.rrd_at, c.next_activate) | (c.next_precharge & pre_groups));
+        let mut pre = own & c.next_precharge;
+        if col | pre != 0 {
+            let (mut col_groups, mut pre_groups) = (0, 0);
+            for (grp, &banks) in c.groups.iter().zip(&self.group_banks) {
+                if k >= grp.ccdl_at {
+                    col_groups |= banks;
+                }
+                if k >= grp.rtpl_at {
+                    pre_groups |= banks;
+                }
+            }
+            col &= col_groups;
+            pre &= pre_groups;
+        }
+        let row = (own & gate(k >= c.rrd_at, c.next_activate)) | pre;
         if cfg!(debug_assertions) {
             let mut busy = c.busy_mask;
             while busy != 0 {
@@ -734,6 +740,7 @@ impl Dram {
             self.column(ch, j, self.bank_group(j), k, cycle);
             return true;
         }
+        let t = &self.t;
         let c = &mut self.channels[ch];
         let b = &mut c.banks[j];
         if b.active {
@@ -769,7 +776,7 @@ impl Dram {
     /// whose row is open and whose constraints allow it at clock `k`
     /// ([`Dram::bank_ready_at`] said so).
     fn column(&mut self, ch: usize, j: usize, g: usize, k: u64, cycle: u64) {
-        let t = self.t;
+        let t = &self.t;
         let c = &mut self.channels[ch];
         let b = &c.banks[j];
         let Some(mut q) = b.mrq else {

@@ -113,11 +113,25 @@ struct Ejection {
     flits: u32,
 }
 
+/// A request in a slice's ROP stage or input queue.
+#[derive(Clone, Copy, Debug)]
+struct RopEntry {
+    /// The cycle its ROP delay ends.
+    ready: u64,
+    packet: Packet,
+    /// Its line's tag in the slice.
+    line: u64,
+    /// The L2 sectors it reads or writes ([`MemSys::sectors_of`]).
+    need: u32,
+    /// Its sector accesses (one for an atomic, else one per sector).
+    accesses: u32,
+}
+
 #[derive(Clone, Debug)]
 struct Slice {
     tags: TagArray,
-    /// Requests waiting for their tag lookup: (ready cycle, packet).
-    rop: VecDeque<(u64, Packet, u64)>,
+    /// Requests waiting for their tag lookup, in order.
+    rop: VecDeque<RopEntry>,
     /// The first `rop_ready` entries of `rop` have passed the ROP delay;
     /// `rop_ready_accesses` are their sector accesses (the input queue's
     /// occupancy, with the request crossbar).
@@ -869,11 +883,17 @@ impl MemSys {
                 self.reply_blocked_now += 1;
                 continue;
             }
-            let Some(&(_, p, line)) = self.slices[s].rop.front() else {
+            let Some(&RopEntry {
+                packet: p,
+                line,
+                need,
+                accesses: a,
+                ..
+            }) = self.slices[s].rop.front()
+            else {
                 continue;
             };
             let write = p.kind == PacketKind::Write;
-            let need = self.sectors_of(&p);
             let way = self.slices[s].tags.way_of(line);
             let valid = way.map_or(0, |w| self.slices[s].tags.valid_at(w));
             // Sectors a read may hit: valid and, with
@@ -907,9 +927,9 @@ impl MemSys {
                 }
             }
             active = true;
+            let a = u64::from(a);
             if self.rop_transfer {
                 self.update_moved(s, now);
-                let a = self.accesses_of(&p);
                 let sl = &mut self.slices[s];
                 if sl.unmoved_idx == 0 {
                     // Sectors of this packet the ROP stage had not moved
@@ -925,7 +945,6 @@ impl MemSys {
             }
             self.slices[s].rop.pop_front();
             if self.slices[s].rop_ready > 0 {
-                let a = self.accesses_of(&p);
                 let sl = &mut self.slices[s];
                 sl.rop_ready -= 1;
                 sl.rop_ready_accesses -= a;
@@ -1020,18 +1039,21 @@ impl MemSys {
             self.arrived_writes.push(p);
         }
         let ready = at + self.l2_latency;
-        self.slices[s].rop.push_back((ready, p, line));
+        let need = self.sectors_of(&p);
+        let accesses = match p.kind {
+            PacketKind::Atomic => 1,
+            _ => need.count_ones().max(1),
+        };
+        self.slices[s].rop.push_back(RopEntry {
+            ready,
+            packet: p,
+            line,
+            need,
+            accesses,
+        });
         #[cfg(test)]
         self.slices[s].entered.push(at);
         self.refresh_lookup_due(s);
-    }
-
-    /// Sector accesses of packet `p` at the L2.
-    fn accesses_of(&self, p: &Packet) -> u64 {
-        u64::from(match p.kind {
-            PacketKind::Atomic => 1,
-            _ => self.sectors_of(p).count_ones().max(1),
-        })
     }
 
     /// `l2.rop_transfer`: moves slice `s`'s sectors from the ROP stage
@@ -1050,14 +1072,17 @@ impl MemSys {
                 sl.move_free = sl.move_free.max(now);
                 return;
             }
-            let Some(&(ready, p, _)) = sl.rop.get(sl.unmoved_idx) else {
+            let Some(&RopEntry {
+                ready, accesses, ..
+            }) = sl.rop.get(sl.unmoved_idx)
+            else {
                 return;
             };
             let t = ready.max(sl.move_free);
             if t > now {
                 return;
             }
-            let a = self.accesses_of(&p);
+            let a = u64::from(accesses);
             let sl = &mut self.slices[s];
             sl.moved += 1;
             sl.unmoved_part += 1;
@@ -1074,13 +1099,16 @@ impl MemSys {
     fn count_rop_ready(&mut self, s: usize, now: u64) {
         loop {
             let sl = &self.slices[s];
-            let Some(&(ready, p, _)) = sl.rop.get(sl.rop_ready) else {
+            let Some(&RopEntry {
+                ready, accesses, ..
+            }) = sl.rop.get(sl.rop_ready)
+            else {
                 return;
             };
             if ready > now {
                 return;
             }
-            let a = self.accesses_of(&p);
+            let a = u64::from(accesses);
             let sl = &mut self.slices[s];
             sl.rop_ready += 1;
             sl.rop_ready_accesses += a;
@@ -1094,7 +1122,7 @@ impl MemSys {
         self.lookup_due[s] = sl
             .rop
             .front()
-            .map_or(u64::MAX, |&(ready, _, _)| ready.max(sl.next_lookup));
+            .map_or(u64::MAX, |e| e.ready.max(sl.next_lookup));
     }
 
     /// Adds this cycle's stall counts `cycles` times (idle skipping).
