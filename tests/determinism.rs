@@ -1,7 +1,7 @@
 //! Determinism: the same timed run twice gives byte-identical JSON
 //! statistics, and idle skipping (jumping the clock over cycles in which
 //! nothing can change) does not change any statistic. Runs the fixtures'
-//! workloads (`fixtures/tiny/` and four of `fixtures/gtx480/`) under each
+//! workloads (`fixtures/tiny/` and six of `fixtures/gtx480/`) under each
 //! scheduler they record.
 
 use std::path::Path;
@@ -18,6 +18,10 @@ const FIXTURES: &[&str] = &[
     // Several SMs: sleeping SMs, absorbed replies, CTA assignment.
     "fixtures/gtx480/spmv_scalar.toml",
     "fixtures/gtx480/histogram256.toml",
+    // Gathers that fill the L1D's MSHRs and reserved ways: lookups that
+    // wait for a fill are not retried until one can end the wait, and
+    // only such a fill wakes the waiting SM.
+    "fixtures/gtx480/spmv_scalar_global.toml",
     // The fetch policies that read the issue order (cff) or top up
     // I-buffers (fef), under every scheduler including the barrier-aware.
     "fixtures/gtx480/fwt_fetch_cff.toml",

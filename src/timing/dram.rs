@@ -309,7 +309,11 @@ impl Dram {
             group_low_bits: d.bank_group_indexing == 1,
             per_channel,
             group_banks: Vec::new(),
-            all_banks: if nbk >= 64 { u64::MAX } else { (1u64 << nbk) - 1 },
+            all_banks: if nbk >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << nbk) - 1
+            },
             map: AddrMap::new(cfg),
             channels: (0..channels)
                 .map(|_| Channel {

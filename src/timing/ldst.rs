@@ -29,7 +29,9 @@ use crate::timing::cache::{Evicted, ReservationFail};
 use crate::timing::coalescer::{bank_conflict_degree, coalesce, coalesce_atomic};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::opcoll::WRITEBACK_STAGES;
-use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, L1dWait, LdStStall, Mshr, QueuedMem, Sm, SmEvent};
+use crate::timing::sm::{
+    InflightMem, JobKind, L1dWait, LaunchCtx, LdStStall, Mshr, QueuedMem, Sm, SmEvent,
+};
 use crate::timing::tex_cache::{TEX_TAG, TexLookup};
 
 /// `Sm::mshr_lines` of an MSHR not in use (no line address is this large).
