@@ -656,7 +656,11 @@ impl Sm {
         miss_delay: u64,
     ) -> Result<(usize, bool), LdStStall> {
         let cfg = ctx.cfg;
+        // With the L1D miss queue, a miss or a merge needs room in it for
+        // two packets (GPGPU-Sim's `rd_miss_base`: `miss_queue_full(1)`,
+        // room for a write-back too).
         let missq = self.l1_missq_cap > 0;
+        let missq_full = missq && self.l1_missq.len() + 1 >= self.l1_missq_cap as usize;
         if let L1dWait::Mshr(l) | L1dWait::Set(l) = self.l1d_wait
             && l == line
         {
@@ -664,10 +668,11 @@ impl Sm {
             // line is still absent (only a fill of its set brings it),
             // and its MSHR or way is still not to be had. The miss
             // queue may have filled up meanwhile (write-backs).
-            if missq && self.l1_missq.len() + 1 >= self.l1_missq_cap as usize {
-                return Err(LdStStall::Icnt);
-            }
-            return Err(LdStStall::Mshr);
+            return Err(if missq_full {
+                LdStStall::Icnt
+            } else {
+                LdStStall::Mshr
+            });
         }
         let dyn_id = self.warps[slot as usize].dyn_id;
         let st = &mut self.stats.l1d;
@@ -688,10 +693,7 @@ impl Sm {
             }
             return Ok((outcome, false));
         }
-        // With the L1D miss queue, a miss or a merge needs room in it for
-        // two packets (GPGPU-Sim's `rd_miss_base`: `miss_queue_full(1)`,
-        // room for a write-back too).
-        if missq && self.l1_missq.len() + 1 >= self.l1_missq_cap as usize {
+        if missq_full {
             return Err(LdStStall::Icnt);
         }
         if let Some(m) = self

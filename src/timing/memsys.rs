@@ -113,6 +113,15 @@ struct Ejection {
     flits: u32,
 }
 
+/// The L2 sector accesses of a packet of `kind` touching sectors `need`:
+/// one for an atomic, else one per sector (at least one).
+fn accesses_of(kind: PacketKind, need: u32) -> u32 {
+    match kind {
+        PacketKind::Atomic => 1,
+        _ => need.count_ones().max(1),
+    }
+}
+
 /// A request in a slice's ROP stage or input queue.
 #[derive(Clone, Copy, Debug)]
 struct RopEntry {
@@ -123,7 +132,7 @@ struct RopEntry {
     line: u64,
     /// The L2 sectors it reads or writes ([`MemSys::sectors_of`]).
     need: u32,
-    /// Its sector accesses (one for an atomic, else one per sector).
+    /// Its sector accesses ([`accesses_of`]).
     accesses: u32,
 }
 
@@ -459,10 +468,7 @@ impl MemSys {
         // room for the packet's sector accesses by the time they leave the
         // ROP stage; until then the packet waits in the interconnect and
         // holds up its SM's port (head-of-line blocking).
-        let accesses = u64::from(match p.kind {
-            PacketKind::Atomic => 1,
-            _ => self.sectors_of(&p).count_ones().max(1),
-        });
+        let accesses = u64::from(accesses_of(p.kind, self.sectors_of(&p)));
         let room = self.l2_input_queue.saturating_sub(accesses);
         let ready = arrive + self.l2_latency;
         if self.slice_busy[s] > ready + room {
@@ -1040,10 +1046,7 @@ impl MemSys {
         }
         let ready = at + self.l2_latency;
         let need = self.sectors_of(&p);
-        let accesses = match p.kind {
-            PacketKind::Atomic => 1,
-            _ => need.count_ones().max(1),
-        };
+        let accesses = accesses_of(p.kind, need);
         self.slices[s].rop.push_back(RopEntry {
             ready,
             packet: p,
