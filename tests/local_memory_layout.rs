@@ -74,6 +74,13 @@ fn gpgpusims_formula_places_each_word_of_all_resident_threads_together() {
     );
 }
 
+/// `m` on `gtx480` under `gto`, with the local-memory layout and without.
+fn with_and_without_layout(m: &std::path::Path) -> (micro::Run, micro::Run) {
+    let on = micro::run(m, &gtx480(&[]), "gto", &[], false);
+    let off = micro::run(m, &gtx480(&["core.local_mem_map=false"]), "gto", &[], false);
+    (on, off)
+}
+
 #[test]
 fn a_warps_word_is_one_line_and_a_wide_access_one_line_per_word() {
     // One warp. With the layout: the v4 store and load are one request
@@ -82,14 +89,7 @@ fn a_warps_word_is_one_line_and_a_wide_access_one_line_per_word() {
     // lane's 16 (8) bytes start 4 bytes after the previous lane's, so each
     // access spans 140 (132) bytes: two lines.
     let m = kernel("warp", 32);
-    let on = micro::run(&m, &gtx480(&[]), "gto", &[], false);
-    let off = micro::run(
-        &m,
-        &gtx480(&["core.local_mem_map=false"]),
-        "gto",
-        &[],
-        false,
-    );
+    let (on, off) = with_and_without_layout(&m);
     let (a, b) = (&on.stats.total.l1d, &off.stats.total.l1d);
     assert_eq!(a.accesses, 1 + 2);
     assert_eq!(b.accesses, 2 + 2);
@@ -104,14 +104,7 @@ fn four_warps_make_four_times_the_requests() {
     // line either way (a warp's 32 words fill one), so the counts scale by
     // four and every load misses (stores do not allocate).
     let m = kernel("cta", 128);
-    let on = micro::run(&m, &gtx480(&[]), "gto", &[], false);
-    let off = micro::run(
-        &m,
-        &gtx480(&["core.local_mem_map=false"]),
-        "gto",
-        &[],
-        false,
-    );
+    let (on, off) = with_and_without_layout(&m);
     assert_eq!(on.stats.total.l1d.accesses, 4 * 3);
     assert_eq!(off.stats.total.l1d.accesses, 4 * 4);
     assert_eq!(on.stats.total.l1d.misses, 4 * 3);

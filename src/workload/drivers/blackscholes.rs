@@ -38,7 +38,7 @@
 //! (25) units of 2^-24 of `S + X` in all, a quarter or less of the bound's
 //! 64. The largest error on the default inputs is 2.9 units.
 
-use super::{block_1d, grid_1d, int_arg};
+use super::{block_1d, grid_stride, int_arg};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::generate::{stream_seed, uniform_f32};
@@ -102,13 +102,7 @@ impl Blackscholes {
 
     fn shape(&self) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
         let block = block_1d(KERNEL, &self.launch, 128)?;
-        let threads = self
-            .launch
-            .grid
-            .is_none()
-            .then_some(("one per option", u64::from(self.n)));
-        let grid = grid_1d(KERNEL, &self.launch, block[0], threads)?;
-        Ok((grid, block))
+        grid_stride(KERNEL, &self.launch, block, "option", u64::from(self.n))
     }
 }
 

@@ -22,7 +22,7 @@
 //! `kernels/matmul.ptx` and SHOC's SPMV-scalar and run under the
 //! `matmul` and `spmv_scalar` workloads.)
 
-use super::{block_1d, block_fixed, grid_1d, int_arg, one_thread_per};
+use super::{block_1d, block_fixed, grid_stride, int_arg, one_thread_per};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::generate::{Rng, stream_seed, uniform_f32, uniform_u32};
@@ -251,15 +251,8 @@ impl Correlation {
             }
             Kind::AtomicHist { n } => {
                 let block = block_1d(k, &self.launch, 256)?;
-                // Any grid covers the words (grid-stride loop); the default
-                // is one thread per word.
-                let threads = self
-                    .launch
-                    .grid
-                    .is_none()
-                    .then_some(("one per word", u64::from(n)));
-                let grid = grid_1d(k, &self.launch, block[0], threads)?;
-                Ok((grid, block))
+                // Any grid covers the words (grid-stride loop).
+                grid_stride(k, &self.launch, block, "word", u64::from(n))
             }
             Kind::StreamTriad { n, .. }
             | Kind::ComputeFma { n, .. }

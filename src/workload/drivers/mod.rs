@@ -231,6 +231,22 @@ fn one_thread_per(
     Ok((grid, block))
 }
 
+/// `block` and a 1-D grid for a grid-stride kernel over `n` items
+/// (`"element"`, `"option"`, ...): the manifest's grid, of any size, or
+/// one thread per item.
+fn grid_stride(
+    kernel: &str,
+    launch: &Launch,
+    block: [u32; 3],
+    item: &str,
+    n: u64,
+) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
+    if launch.grid.is_some() {
+        return Ok((grid_1d(kernel, launch, block[0], None)?, block));
+    }
+    one_thread_per(kernel, launch, block, item, n)
+}
+
 /// The manifest's grid, or `[ceil(threads / block_x), 1, 1]`; must be 1-D
 /// and, when `threads` is `Some((why, t))`, run at least `t` threads.
 fn grid_1d(

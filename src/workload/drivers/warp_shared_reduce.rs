@@ -12,7 +12,7 @@
 //! 32-bit words (stream 0 of `seed`); `result` starts at 0. Check:
 //! `result` exactly against [`wrapping_sum`].
 
-use super::{block_fixed, grid_1d, int_arg};
+use super::{block_fixed, grid_stride, int_arg};
 use crate::workload::args::Args;
 use crate::workload::check::{self, Check};
 use crate::workload::generate::{stream_seed, uniform_u32};
@@ -52,13 +52,7 @@ impl WarpSharedReduce {
 
     fn shape(&self) -> Result<([u32; 3], [u32; 3]), WorkloadError> {
         let block = block_fixed(KERNEL, &self.launch, [REDUCE_BLOCK, 1, 1])?;
-        let threads = self
-            .launch
-            .grid
-            .is_none()
-            .then_some(("one per element", u64::from(self.n)));
-        let grid = grid_1d(KERNEL, &self.launch, block[0], threads)?;
-        Ok((grid, block))
+        grid_stride(KERNEL, &self.launch, block, "element", u64::from(self.n))
     }
 }
 
