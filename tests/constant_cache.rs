@@ -1,11 +1,19 @@
-//! The constant cache's port (`l1c.line`, GPGPU-Sim's L1C and
-//! `ldst_unit::constant_cycle`) in isolation: one warp reads a `.const`
-//! table at lane-dependent addresses that span 1, 2 or 32 lines of 64
-//! bytes, then adds the value it read, then reads the table once more.
-//! Every read hits; the port looks up one line per cycle, so a load of `n`
-//! lines holds the LD/ST unit `n` cycles and its result comes `n − 1`
-//! cycles later than a one-line load's. A `.const` load is not an L1D
-//! access. Expected values come from the config and from the one-line run.
+//! The constant cache (GPGPU-Sim's L1C, `ldst_unit::constant_cycle`).
+//!
+//! Its port in isolation (`l1c.sets = 0`: every read hits): one warp
+//! reads a `.const` table at lane-dependent addresses that span 1, 2 or 32
+//! lines of 64 bytes, then adds the value it read, then reads the table
+//! once more. The port looks up one line per cycle, so a load of `n` lines
+//! holds the LD/ST unit `n` cycles and its result comes `n − 1` cycles
+//! later than a one-line load's. A `.const` load is not an L1D access.
+//! Expected values come from the config and from the one-line run.
+//!
+//! Its misses (`l1c.sets` > 0, the presets' 64 sets × 2 ways, LRU,
+//! allocated on fill): one warp walks a chain of dependent loads over `n`
+//! lines of one set (4 KB apart), so each load is looked up after the
+//! previous one's data arrived; the expected counts follow from LRU over
+//! 2 ways, and every line missing in the L1C reads its two 32-byte
+//! sectors from DRAM once (a symbol copy leaves the L2 cold).
 
 use std::path::{Path, PathBuf};
 
@@ -89,7 +97,7 @@ const CASES: [(u32, u64); 3] = [(0, 1), (1, 2), (16, 32)];
 
 #[test]
 fn a_load_of_n_lines_returns_n_minus_1_cycles_later() {
-    let cfg = gtx480(&[]);
+    let cfg = gtx480(&["l1c.sets=0"]);
     assert_eq!(cfg.l1c.line, 64);
     let (one, _) = issues(&kernel("returns", 0, false), &cfg);
     for (stride, lines) in CASES {
@@ -113,7 +121,7 @@ fn a_load_of_n_lines_holds_the_ldst_unit_n_cycles() {
     // Without the queue in front of the LD/ST unit (`opcoll.mem_queue =
     // 0`) a memory instruction issues only to an idle unit: B issues n
     // cycles after A.
-    let cfg = gtx480(&["opcoll.mem_queue=0"]);
+    let cfg = gtx480(&["opcoll.mem_queue=0", "l1c.sets=0"]);
     for (stride, lines) in CASES {
         let (at, _) = issues(&kernel("holds", stride, true), &cfg);
         assert_eq!(at[LD_B] - at[LD_A], lines, "stride {stride}");
@@ -122,7 +130,7 @@ fn a_load_of_n_lines_holds_the_ldst_unit_n_cycles() {
 
 #[test]
 fn without_a_line_size_every_load_is_one_lookup() {
-    let off = gtx480(&["l1c.line=0", "opcoll.mem_queue=0"]);
+    let off = gtx480(&["l1c.line=0", "l1c.sets=0", "opcoll.mem_queue=0"]);
     for (stride, _) in CASES {
         let (at, _) = issues(&kernel("off", stride, false), &off);
         let (one, _) = issues(&kernel("off", 0, false), &off);
@@ -134,4 +142,132 @@ fn without_a_line_size_every_load_is_one_lookup() {
         let (at, _) = issues(&kernel("off", stride, true), &off);
         assert_eq!(at[LD_B] - at[LD_A], 1, "stride {stride}");
     }
+}
+
+/// The walk: `k` dependent loads of `tab[(i % n) * 1024]` (line `i % n`
+/// of `n` lines 4 KB apart: 64 lines of 64 bytes, so one set of 64), each
+/// address depending on the previous load's value; the warp stores the
+/// sum. `launches` launches of it in one run.
+fn walk(test: &str, n: u32, k: u32, launches: u32) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "gpusim-l1c-walk-{}-{test}-{n}-{k}-{launches}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n.const .align 4 .u32 tab[3072];\n\
+        .visible .entry walk(.param .u64 out, .param .u32 n, .param .u32 k)\n{\n\
+        .reg .pred %p<2>;\n.reg .u32 %r<16>;\n.reg .u64 %rd<8>;\n\
+        ld.param.u64 %rd1, [out];\nld.param.u32 %r1, [n];\nld.param.u32 %r2, [k];\n\
+        mov.u32 %r3, 0;\nmov.u32 %r4, 0;\nmov.u64 %rd5, tab;\n\
+        LOOP:\nrem.u32 %r5, %r3, %r1;\nshl.b32 %r6, %r5, 12;\nand.b32 %r7, %r4, 0;\n\
+        add.u32 %r6, %r6, %r7;\ncvt.u64.u32 %rd2, %r6;\nadd.u64 %rd3, %rd5, %rd2;\n\
+        ld.const.u32 %r8, [%rd3];\nadd.u32 %r4, %r4, %r8;\nadd.u32 %r3, %r3, 1;\n\
+        setp.lt.u32 %p1, %r3, %r2;\n@%p1 bra LOOP;\n\
+        mov.u32 %r9, %tid.x;\nmul.wide.u32 %rd4, %r9, 4;\nadd.u64 %rd6, %rd1, %rd4;\n\
+        st.global.u32 [%rd6], %r4;\nret;\n}\n";
+    std::fs::write(dir.join("walk.ptx"), ptx).unwrap();
+    // tab[i] = i: line j's first word is j * 1024.
+    let sum: u32 = (0..k).map(|i| (i % n) * 1024).sum();
+    let expect = vec![sum.to_string(); 32].join(", ");
+    let launch = format!("[[launch]]\nparams = [\"out\", {{ u32 = {n} }}, {{ u32 = {k} }}]\n");
+    let path = dir.join("walk.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "ptx = \"walk.ptx\"\nworkload = \"buffers\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\n\
+             {}\
+             [[symbols]]\nname = \"tab\"\ntype = \"u32\"\ninit = \"iota\"\n\
+             [[buffers]]\nname = \"out\"\ntype = \"u32\"\nlen = 32\nexpect = [{expect}]\n",
+            launch.repeat(launches as usize)
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// The kernel's three parameter loads: the first misses on the parameter
+/// line, the other two (issued right behind it) merge into its MSHR.
+const PARAM_LOADS: u64 = 3;
+
+#[test]
+fn lru_over_two_ways_decides_the_misses() {
+    let cfg = gtx480(&[]);
+    assert_eq!((cfg.l1c.sets, cfg.l1c.ways, cfg.l1c.line), (64, 2, 64));
+    let k = 12;
+    // n lines of one set: 1 and 2 fit its 2 ways (each line misses once),
+    // 3 do not: under LRU each load evicts the line the next one needs.
+    // (The parameter line may share the set; it is never read again.)
+    let mut reads = Vec::new();
+    for (n, table_misses) in [(1, 1), (2, 2), (3, k)] {
+        let r = micro::run(&walk("lru", n, k as u32, 1), &cfg, "gto", &[], false);
+        let t = &r.stats.total;
+        assert_eq!(
+            t.l1c_accesses,
+            PARAM_LOADS + k,
+            "n = {n}: one line per load"
+        );
+        assert_eq!(t.l1c_merges, PARAM_LOADS - 1, "n = {n}");
+        assert_eq!(t.l1c_misses, 1 + table_misses, "n = {n}");
+        assert_eq!(t.l1d.accesses, 0, "n = {n}: the L1D is not used");
+        reads.push(r.stats.mem.dram_reads);
+    }
+    // Each table line the L1C missed is read from DRAM once, its two
+    // sectors (later misses of it hit the L2); the other reads (the
+    // parameter line, the instruction lines) are the same for every n.
+    // (Were the symbol's copy to fill the L2, as an allocation's does,
+    // no table line would be read from DRAM.)
+    assert_eq!(reads[1] - reads[0], 2, "one more table line");
+    assert_eq!(reads[2] - reads[0], 4, "two more table lines");
+}
+
+#[test]
+fn hits_keep_the_port_timing_and_misses_wait_for_an_mshr() {
+    // After the first miss every load of one line hits: each further
+    // load costs what it costs with every read a hit.
+    let on = gtx480(&[]);
+    let off = gtx480(&["l1c.sets=0"]);
+    let cycles = |cfg: &GpuConfig, n: u32, k: u32| {
+        micro::run(&walk("port", n, k, 1), cfg, "gto", &[], false)
+            .stats
+            .cycles
+    };
+    assert_eq!(
+        cycles(&on, 1, 16) - cycles(&on, 1, 8),
+        cycles(&off, 1, 16) - cycles(&off, 1, 8),
+        "8 more hits cost the same as 8 more loads of a cache that always hits"
+    );
+    // The misses cost time: the first parameter load and the first
+    // table load each wait for a fill.
+    assert!(cycles(&on, 1, 8) > cycles(&off, 1, 8));
+    // One MSHR: the merges of the parameter loads still merge, the walk's
+    // misses (one in flight at a time, being dependent) are unchanged.
+    let one = gtx480(&["l1c.mshrs=1"]);
+    assert_eq!(cycles(&one, 3, 8), cycles(&on, 3, 8));
+    // A merge limit of 1: the second and third parameter loads find the
+    // line's MSHR full and hold the LD/ST unit until the fill, after which
+    // they hit; the run is longer and counts the wait.
+    let no_merge = gtx480(&["l1c.mshr_merge=1"]);
+    let r = micro::run(&walk("merge", 1, 8, 1), &no_merge, "gto", &[], false);
+    assert_eq!(r.stats.total.l1c_merges, 0);
+    assert_eq!(
+        r.stats.total.l1c_misses, 2,
+        "the parameter line and the table line"
+    );
+    assert!(r.stats.total.l1c_stall > 0);
+}
+
+#[test]
+fn lines_stay_from_one_launch_to_the_next() {
+    // GPGPU-Sim never invalidates its L1C: the second launch of the walk
+    // on the same SM finds the parameter line and the table line present.
+    let cfg = gtx480(&[]);
+    let r = micro::run(&walk("launches", 1, 8, 2), &cfg, "gto", &[], false);
+    let (first, second) = (&r.stats.launches[0], &r.stats.launches[1]);
+    assert_eq!(first.total.l1c_misses, 2);
+    assert_eq!(second.total.l1c_misses, 0);
+    assert_eq!(second.total.l1c_merges, 0);
+    // So the second launch runs as with a cache that always hits.
+    let off = gtx480(&["l1c.sets=0"]);
+    let r_off = micro::run(&walk("launches", 1, 8, 2), &off, "gto", &[], false);
+    assert_eq!(second.cycles, r_off.stats.launches[1].cycles);
 }

@@ -33,10 +33,11 @@ fn manifest(tag: &str, entry: &str, body: &str) -> PathBuf {
 
 /// The GPGPU-Sim mechanisms `gtx480` has on since session 16 (the six)
 /// and 17 (the L2's partial-write readability, the Fermi store
-/// transactions and the module's consecutive code addresses),
-/// turned off: each microbenchmark here isolates one mechanism, and
-/// (j)–(r) turn theirs on by name.
-const SIX_OFF: [&str; 9] = [
+/// transactions and the module's consecutive code addresses) and 21
+/// (the constant cache's misses: a kernel's first parameter load would
+/// miss), turned off: each microbenchmark here isolates one mechanism,
+/// and (j)–(r) turn theirs on by name.
+const SIX_OFF: [&str; 10] = [
     "core.rotate_sched_priority=false",
     "opcoll.unit_result_slots=false",
     "opcoll.predicate_banks=false",
@@ -46,6 +47,7 @@ const SIX_OFF: [&str; 9] = [
     "l2.partial_write_miss=false",
     "l1d.store_transactions=false",
     "core.contiguous_code=false",
+    "l1c.sets=0",
 ];
 
 /// gtx480 without [`SIX_OFF`]'s mechanisms, with `--set` overrides

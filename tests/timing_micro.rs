@@ -12,7 +12,16 @@ use gpusim::timing::opcoll::{ISSUE_TO_EXEC, MEM_STAGES, WRITEBACK_STAGES};
 use gpusim::workload::runner::prepare;
 
 mod micro;
-use micro::{config, run};
+use micro::run;
+
+/// Preset `preset` with `--set` overrides and the constant cache's misses
+/// off (`l1c.sets = 0`): a kernel's first parameter load would miss and
+/// shift every later cycle by its round trip, which the expected values
+/// here do not include (`tests/constant_cache.rs` covers the misses).
+fn config(preset: &str, sets: &[&str]) -> GpuConfig {
+    let all: Vec<&str> = ["l1c.sets=0"].iter().chain(sets).copied().collect();
+    micro::config(preset, &all)
+}
 
 /// Writes a manifest for `entry` and returns its path.
 fn manifest(tag: &str, entry: &str, body: &str) -> PathBuf {

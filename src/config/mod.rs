@@ -253,16 +253,26 @@ pub struct TexCacheConfig {
 }
 
 /// The constant cache (GPGPU-Sim's L1C), which `.const` and `.param` loads
-/// read. Every read hits (the capacity and misses are not modelled:
-/// GPGPU-Sim's 8 KB L1C hits 99% of a real kernel's constant reads); what
-/// is modelled is its port: the LD/ST unit looks up one line per cycle, so
-/// a load whose lanes read `n` distinct lines holds the unit `n` cycles and
-/// its result comes `n − 1` cycles later (`ldst_unit::constant_cycle`).
+/// read ([`crate::timing::const_cache`]). Its port looks up one line per
+/// cycle, so a load whose lanes read `n` distinct lines holds the LD/ST
+/// unit `n` cycles (`ldst_unit::constant_cycle`); with `sets` > 0 a line
+/// that is not present is fetched from L2 through one of `mshrs` MSHRs,
+/// else every read hits.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConstCacheConfig {
-    /// Line size in bytes; 0: one lookup per load whatever its addresses.
+    /// Line size in bytes; 0: one lookup per load whatever its addresses
+    /// (and every read hits).
     pub line: u32,
+    /// Sets (indexed by line address mod sets); 0: every read hits (the
+    /// capacity and misses are not modelled).
+    pub sets: u32,
+    /// Ways per set (LRU, allocated when a miss's data arrives).
+    pub ways: u32,
+    /// Misses in flight at once (lines being fetched).
+    pub mshrs: u32,
+    /// Requests one MSHR holds (the miss and those merged into it).
+    pub mshr_merge: u32,
 }
 
 /// The L1 data cache.
@@ -741,7 +751,13 @@ impl GpuConfig {
                 hit_latency: 2,
                 fifo: 128,
             },
-            l1c: ConstCacheConfig { line: 64 },
+            l1c: ConstCacheConfig {
+                line: 64,
+                sets: 64,
+                ways: 2,
+                mshrs: 2,
+                mshr_merge: 32,
+            },
             shared: SharedConfig {
                 banks: 32,
                 bank_width: 4,

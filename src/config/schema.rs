@@ -252,8 +252,12 @@ schema! {
         hit_latency: U32 <= 1_000_000, "cycles from a fetch's lookup to its result when it hits and nothing ahead of it waits";
         fifo: U32 <= 65_536, "line requests looked up and not yet returned (GPGPU-Sim's fragment FIFO); full, the LD/ST unit waits";
     }
-    l1c: ConstCacheConfig, "constant cache, per SM (.const and .param loads; every read hits, its port takes one line per cycle)" {
-        line: U32 <= 65_536, "line size in bytes: a load whose lanes read n distinct lines holds the LD/ST unit n cycles and its result comes n - 1 cycles later; 0 = one lookup per load";
+    l1c: ConstCacheConfig, "constant cache, per SM (.const and .param loads; its port takes one line per cycle; with sets > 0 absent lines are fetched from L2)" {
+        line: U32 <= 65_536, "line size in bytes: a load whose lanes read n distinct lines holds the LD/ST unit n cycles and its result comes n - 1 cycles later; 0 = one lookup per load (every read hits)";
+        sets: U32 <= 65_536, "sets, indexed by line address mod sets; 0 = every read hits (capacity and misses not modelled)";
+        ways: U32 <= 1_024, "ways per set (LRU; a missing line is allocated when its data arrives, evicting without write-back)";
+        mshrs: U32 <= 1_024, "misses in flight at once; a miss finding none free holds the LD/ST unit (l1c_stall) until a fill";
+        mshr_merge: U32 <= 65_536, "requests one MSHR holds, its miss included; a request for a line whose MSHR is full holds the unit too";
     }
     shared: SharedConfig, "shared memory, per SM" {
         banks: U32 <= 1_024, "banks";
@@ -284,7 +288,7 @@ schema! {
         allocate_on_miss: Bool <= 1, "a read miss reserves its way and evicts the victim at the miss (GPGPU-Sim's allocate-on-miss L2, m in -gpgpu_cache:dl2); a set with every way reserved holds the miss; false: the victim is evicted at the fill";
         partial_write_miss: Bool <= 1, "a sector a store wrote only in part while not valid is not readable until stores complete it or a read fetches it: reads of it miss to DRAM (GPGPU-Sim's lazy-fetch-on-read L2, m_readable); false: any store makes its sectors readable";
         data_port_width: U32 <= 65_536, "bytes per cycle a slice reads out of its data array for a write-back (GPGPU-Sim's L2 data port width): a lookup or fill evicting a dirty line holds the slice's lookups dirty bytes / width cycles; 0 = no cost";
-        fill_on_copy: Bool <= 1, "host-to-device copies leave their sectors valid and clean in L2 (GPGPU-Sim's -gpgpu_perf_sim_memcpy 1)";
+        fill_on_copy: Bool <= 1, "host-to-device copies into allocations leave their sectors valid and clean in L2 (GPGPU-Sim's -gpgpu_perf_sim_memcpy 1); copies into module variables (symbols) never do";
     }
     dram: DramConfig, "DRAM channels: banks, row buffers and GDDR timings in DRAM clocks" {
         channels: U32 <= 1_024, "channels (memory controllers)";

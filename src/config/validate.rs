@@ -35,14 +35,18 @@ const MAY_BE_ZERO: &[&str] = &[
     "l1t.line",
     "l1t.hit_latency",
     "l1t.fifo",
-    "l1c.line",                 // one constant-cache lookup per load
-    "opcoll.mem_queue",         // memory instructions issue only to an idle LD/ST unit
-    "l2.data_port_width",       // write-backs cost no lookup time
-    "dram.scheduler",           // 0 = FIFO
+    "l1c.line", // one constant-cache lookup per load
+    "l1c.sets", // every constant read hits (checked below with the other l1c fields)
+    "l1c.ways",
+    "l1c.mshrs",
+    "l1c.mshr_merge",
+    "opcoll.mem_queue",   // memory instructions issue only to an idle LD/ST unit
+    "l2.data_port_width", // write-backs cost no lookup time
+    "dram.scheduler",     // 0 = FIFO
     "dram.bank_group_indexing", // 0 = high bits
-    "dram.t_ccdl",              // no bank-group constraint (GPGPU-Sim's default)
-    "dram.t_rtpl",              // no bank-group constraint (GPGPU-Sim's default)
-    "dram.t_cdlr",              // timings of 0 impose nothing
+    "dram.t_ccdl",        // no bank-group constraint (GPGPU-Sim's default)
+    "dram.t_rtpl",        // no bank-group constraint (GPGPU-Sim's default)
+    "dram.t_cdlr",        // timings of 0 impose nothing
     "dram.t_wr",
     "dram.channel_bit",            // channels interleaved from bit 0
     "dram.col_mask",               // the column is not used for timing
@@ -347,6 +351,53 @@ impl GpuConfig {
                     format!(
                         "the texture cache has {} lines, more than {MAX_LINES_PER_CACHE}",
                         u64::from(t.sets) * u64::from(t.ways)
+                    ),
+                );
+            }
+        }
+        // The constant cache's misses: off with 0 sets, else a real geometry.
+        let c = &self.l1c;
+        if c.sets != 0 {
+            for (key, v) in [
+                ("l1c.line", c.line),
+                ("l1c.ways", c.ways),
+                ("l1c.mshrs", c.mshrs),
+                ("l1c.mshr_merge", c.mshr_merge),
+            ] {
+                if v == 0 {
+                    bad(
+                        &[key, "l1c.sets"],
+                        format!(
+                            "`{key}` is 0 but `l1c.sets` = {} turns the constant cache's misses on",
+                            c.sets
+                        ),
+                    );
+                }
+            }
+            if c.line != 0 && (!c.line.is_power_of_two() || c.line < 4) {
+                bad(
+                    &["l1c.line"],
+                    format!(
+                        "`l1c.line` = {} is not a power of two of at least 4 bytes",
+                        c.line
+                    ),
+                );
+            }
+            if c.line > self.l2.line && self.l2.line != 0 {
+                bad(
+                    &["l1c.line", "l2.line"],
+                    format!(
+                        "`l1c.line` = {} is larger than `l2.line` = {}: a miss must be one L2 request",
+                        c.line, self.l2.line
+                    ),
+                );
+            }
+            if u64::from(c.sets) * u64::from(c.ways) > MAX_LINES_PER_CACHE {
+                bad(
+                    &["l1c.sets", "l1c.ways"],
+                    format!(
+                        "the constant cache has {} lines, more than {MAX_LINES_PER_CACHE}",
+                        u64::from(c.sets) * u64::from(c.ways)
                     ),
                 );
             }

@@ -128,6 +128,19 @@ pub fn timing_summary(s: &Stats) -> String {
             t.tex_stall
         );
     }
+    if t.l1c_accesses > 0 {
+        let hits = t.l1c_accesses - t.l1c_misses - t.l1c_merges;
+        let _ = writeln!(
+            o,
+            "constant  {} accesses: {} hits ({:.1}%), {} misses, {} merged into a miss, {} stall cycles",
+            t.l1c_accesses,
+            hits,
+            pct(hits, t.l1c_accesses),
+            t.l1c_misses,
+            t.l1c_merges,
+            t.l1c_stall
+        );
+    }
     let q = &s.locality;
     let _ = writeln!(
         o,

@@ -130,7 +130,11 @@ impl Host for TimingHost<'_> {
 
     fn write_bytes(&mut self, addr: u64, data: &[u8]) -> Result<(), WorkloadError> {
         self.device.write_bytes(addr, data)?;
-        if self.gpu.cfg.l2.fill_on_copy {
+        // A copy into a module variable (`cudaMemcpyToSymbol`) does not
+        // fill the L2: GPGPU-Sim's `gpgpu_ptx_sim_memcpy_symbol` writes
+        // the functional memory only (its `memcpy_to_gpu` for allocations
+        // also calls `perf_memcpy_to_gpu`).
+        if self.gpu.cfg.l2.fill_on_copy && !self.device.in_module_var(addr) {
             self.gpu.mem.host_copy(addr, data.len() as u64);
         }
         Ok(())

@@ -26,7 +26,9 @@ use crate::func::{DynInst, GlobalMemory};
 use crate::ir::Space;
 use crate::sched::LoadFeedback;
 use crate::timing::cache::{Evicted, ReservationFail};
+use crate::timing::coalescer::LineRequest;
 use crate::timing::coalescer::{bank_conflict_degree, coalesce, coalesce_atomic};
+use crate::timing::const_cache::{CONST_TAG, ConstLookup};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::opcoll::WRITEBACK_STAGES;
 use crate::timing::sm::{
@@ -249,6 +251,9 @@ impl Sm {
         let (c, index) = (self.warps[si].cta as usize, self.warps[si].index as usize);
         match m.space {
             Space::Param | Space::Const => {
+                if self.l1c.is_some() && self.const_accept(slot, issued, delay, ctx) {
+                    return;
+                }
                 // The constant cache's port looks up one line per cycle
                 // (`l1c.line`); the unit is held until the last.
                 // A kernel-parameter load counts as one line: its lanes read
@@ -524,6 +529,10 @@ impl Sm {
             self.ldst_try_tex(now, ctx, mem);
             return;
         }
+        if job.kind == JobKind::Const {
+            self.ldst_try_const(now, ctx, mem);
+            return;
+        }
         let cfg = ctx.cfg;
         let r = job.reqs[job.next];
         let (kind, slot, inflight) = (job.kind, job.slot, job.inflight);
@@ -575,6 +584,7 @@ impl Sm {
                     ok
                 }
                 JobKind::Tex => unreachable!("texture jobs go through ldst_try_tex"),
+                JobKind::Const => unreachable!("constant jobs go through ldst_try_const"),
                 JobKind::Atomic => {
                     if mem.can_inject(self.id, now, r.bytes) {
                         let job = self.ldst_job.as_ref().expect("job");
@@ -774,6 +784,140 @@ impl Sm {
         Ok((2, vta_hit))
     }
 
+    /// With constant-cache misses modelled (`l1c.sets` > 0): the lines of
+    /// the `.const`/`.param` load in `self.dyn_buf` (the distinct
+    /// `l1c.line` lines its active lanes read; a `.param` load's first
+    /// lane's, as every lane reads the same parameter), highest address
+    /// first (GPGPU-Sim takes its access queue from the back). If every
+    /// line is present the load is served as by a cache whose reads all
+    /// hit (and false is returned, for the caller to time it so, after
+    /// the LRU update here); else it becomes a job of line requests, one
+    /// looked up per cycle from this one ([`Sm::ldst_try_const`]), and true
+    /// is returned.
+    fn const_accept(&mut self, slot: u32, issued: u64, delay: u64, ctx: &LaunchCtx<'_>) -> bool {
+        let d = self.dyn_buf;
+        let m = d.mem.expect("a memory instruction");
+        let si = slot as usize;
+        let size = u64::from(ctx.cfg.l1c.line);
+        let (c, index) = (self.warps[si].cta as usize, self.warps[si].index as usize);
+        let mut lines = std::mem::take(&mut self.const_lines);
+        lines.clear();
+        {
+            let fw = &self.ctas[c].as_ref().expect("live CTA").warps[index];
+            if m.space == Space::Param {
+                lines.push(fw.addrs[d.exec.trailing_zeros() as usize] / size);
+            } else {
+                let mut e = d.exec;
+                while e != 0 {
+                    let l = e.trailing_zeros() as usize;
+                    e &= e - 1;
+                    lines.push(fw.addrs[l] / size);
+                }
+                lines.sort_unstable_by(|a, b| b.cmp(a));
+                lines.dedup();
+            }
+        }
+        let l1c = self.l1c.as_mut().expect("constant cache");
+        self.stats.l1c_accesses += lines.len() as u64;
+        if lines.iter().all(|&l| l1c.present(l)) {
+            for &l in &lines {
+                let _ = l1c.lookup(l, u32::MAX, false);
+            }
+            self.const_lines = lines;
+            return false;
+        }
+        // Counted as each line is looked up.
+        self.stats.l1c_accesses -= lines.len() as u64;
+        let mut job = self.spare_job.take().unwrap_or_default();
+        job.reqs.clear();
+        job.reqs.extend(lines.iter().map(|&line| LineRequest {
+            line,
+            bytes: size as u32,
+            chunks: u32::MAX,
+        }));
+        self.const_lines = lines;
+        let ti = &ctx.table[d.inst.0 as usize];
+        let id = self.alloc_inflight(InflightMem {
+            slot,
+            inst: d.inst.0,
+            remaining: job.reqs.len() as u32,
+            long: false,
+            used: true,
+            delay: delay as u32,
+            atomic: false,
+            issued,
+        });
+        let w = &mut self.warps[si];
+        w.sb.reserve(&ti.writes);
+        w.outstanding += 1;
+        job.slot = slot;
+        job.next = 0;
+        job.kind = JobKind::Const;
+        job.pc = d.inst.0;
+        job.lanes = d.exec.count_ones();
+        job.outcomes = [0; 4];
+        job.inflight = id;
+        self.ldst_job = Some(job);
+        true
+    }
+
+    /// [`Sm::ldst_try`] for a constant-cache job: its next line request
+    /// looked up (see [`crate::timing::const_cache`]). A hit is served
+    /// `latency.const_load` cycles later; a miss sends the line's read to
+    /// L2 (leaving next cycle); a merge waits for its MSHR's fill; with no
+    /// MSHR to be had (or no room in the interconnect for a miss) the unit
+    /// waits.
+    #[cold]
+    #[inline(never)]
+    fn ldst_try_const(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
+        let job = self.ldst_job.as_ref().expect("a constant job");
+        let (line, inflight, pc) = (job.reqs[job.next].line, job.inflight, job.pc);
+        let cfg = ctx.cfg;
+        let l1c = self
+            .l1c
+            .as_mut()
+            .expect("a constant job needs the constant cache");
+        let can_send = !l1c.present(line) && !l1c.pending(line) && mem.can_inject(self.id, now, 0);
+        match l1c.lookup(line, inflight, can_send) {
+            ConstLookup::Fail => {
+                self.ldst_stall = LdStStall::Const;
+                return;
+            }
+            ConstLookup::Hit => {
+                let latency = u64::from(ctx.table[pc as usize].latency);
+                if latency == 0 {
+                    self.request_done(inflight, now, ctx);
+                } else {
+                    self.events
+                        .push(now + latency, SmEvent::RequestDone { id: inflight });
+                }
+            }
+            ConstLookup::Merged => self.stats.l1c_merges += 1,
+            ConstLookup::Miss(id) => {
+                self.stats.l1c_misses += 1;
+                mem.inject(
+                    now,
+                    1,
+                    Packet {
+                        kind: PacketKind::Read,
+                        sm: self.id,
+                        addr: line * u64::from(cfg.l1c.line),
+                        req_bytes: 0,
+                        reply_bytes: cfg.l1c.line,
+                        chunks: line_chunks(cfg, cfg.l1c.line),
+                        tag: CONST_TAG | id,
+                        perform: false,
+                    },
+                );
+            }
+        }
+        self.stats.l1c_accesses += 1;
+        if let Some(mut j) = self.advance_job(now) {
+            j.reqs.clear();
+            self.spare_job = Some(j);
+        }
+    }
+
     /// [`Sm::ldst_try`] for a texture job: its next line request into the
     /// texture cache. Out of line, so that the global path stays as it is.
     #[cold]
@@ -823,7 +967,7 @@ impl Sm {
                     addr: line * u64::from(cfg.l1t.line),
                     req_bytes: 0,
                     reply_bytes: cfg.l1t.line,
-                    chunks: tex_line_chunks(cfg),
+                    chunks: line_chunks(cfg, cfg.l1t.line),
                     tag: TEX_TAG | id,
                     perform: false,
                 },
@@ -1002,6 +1146,29 @@ impl Sm {
     /// for a stalled LD/ST unit, an I-cache line a warp waits for).
     pub(crate) fn on_reply(&mut self, p: &Packet, now: u64, ctx: &LaunchCtx<'_>) {
         match p.kind {
+            PacketKind::Read if p.tag & CONST_TAG != 0 => {
+                let mut served = std::mem::take(&mut self.const_served);
+                if let Some(c) = self.l1c.as_mut() {
+                    c.fill(p.tag & !CONST_TAG, &mut served);
+                }
+                // The fill's requests reach the writeback stage one per
+                // cycle (GPGPU-Sim: `ldst_unit::writeback` takes one of the
+                // L1C's ready accesses per cycle, `next_access`).
+                for (i, &id) in served.iter().enumerate() {
+                    if i == 0 {
+                        self.request_done(id, now, ctx);
+                    } else {
+                        self.events
+                            .push(now + i as u64, SmEvent::RequestDone { id });
+                    }
+                }
+                served.clear();
+                self.const_served = served;
+                // A unit waiting for an MSHR may go on.
+                if self.ldst_stall == LdStStall::Const {
+                    self.changed = true;
+                }
+            }
             PacketKind::Read if p.tag & TEX_TAG != 0 => {
                 if let Some(t) = self.l1t.as_mut() {
                     t.arrived(p.tag & !TEX_TAG);
@@ -1117,12 +1284,12 @@ impl Sm {
 }
 
 /// The chunks (32nds of an L1D line, as `Packet::chunks` counts them) a
-/// texture-cache line read covers: all of an L2 line when the texture
-/// line is that long.
-fn tex_line_chunks(cfg: &crate::config::GpuConfig) -> u32 {
+/// line read of `line` bytes (a texture- or constant-cache line) covers:
+/// all of an L2 line when the line is that long.
+fn line_chunks(cfg: &crate::config::GpuConfig, line: u32) -> u32 {
     let chunk = (cfg.l1d.line / 32).max(1);
-    let n = cfg.l1t.line / chunk;
-    if cfg.l1t.line >= cfg.l2.line || n >= 32 {
+    let n = line / chunk;
+    if line >= cfg.l2.line || n >= 32 {
         u32::MAX
     } else {
         (1u32 << n) - 1

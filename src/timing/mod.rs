@@ -9,6 +9,7 @@ pub mod addrdec;
 pub mod barrier_stats;
 pub mod cache;
 pub mod coalescer;
+pub mod const_cache;
 pub mod crossbar;
 pub mod cta;
 pub mod cta_residency;

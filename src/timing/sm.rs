@@ -366,6 +366,9 @@ pub enum JobKind {
     Atomic,
     /// Texture fetch through the texture cache (`l1t.sets` > 0).
     Tex,
+    /// `.const`/`.param` load through the constant cache (`l1c.sets` > 0)
+    /// when a line it reads is not present.
+    Const,
 }
 
 /// Why the LD/ST unit could not process its request this cycle.
@@ -381,6 +384,9 @@ pub enum LdStStall {
     /// The texture cache's FIFO is full, or its miss cannot enter the
     /// interconnect.
     Tex,
+    /// The constant cache has no MSHR for the line (every one in use, or
+    /// the line's full), or its miss cannot enter the interconnect.
+    Const,
 }
 
 /// Why the L1D lookup of a load's line last failed with
@@ -489,6 +495,13 @@ pub struct Sm {
     pub l1t: Option<Box<crate::timing::tex_cache::TexCache>>,
     /// Texture-cache requests handed back, to complete (reused buffer).
     pub tex_out: Vec<(u32, u64)>,
+    /// The constant cache's tags and MSHRs (`None` with `l1c.sets` = 0:
+    /// every constant read hits); boxed, as `l1t`.
+    pub l1c: Option<Box<crate::timing::const_cache::ConstCache>>,
+    /// Constant-cache requests a fill served (reused buffer).
+    pub const_served: Vec<u32>,
+    /// The lines of a constant load (reused buffer).
+    pub const_lines: Vec<u64>,
     /// MSHRs.
     pub mshrs: Vec<Mshr>,
     /// The line of each MSHR in use (`ldst::NO_LINE` when free), dense so
@@ -691,6 +704,10 @@ impl Sm {
             l1t: (cfg.l1t.sets > 0)
                 .then(|| Box::new(crate::timing::tex_cache::TexCache::new(&cfg.l1t))),
             tex_out: Vec::new(),
+            l1c: (cfg.l1c.sets > 0 && cfg.l1c.line > 0)
+                .then(|| Box::new(crate::timing::const_cache::ConstCache::new(&cfg.l1c))),
+            const_served: Vec::new(),
+            const_lines: Vec::new(),
             mshrs: vec![Mshr::default(); cfg.l1d.mshrs.max(1) as usize],
             mshr_lines: vec![crate::timing::ldst::NO_LINE; cfg.l1d.mshrs.max(1) as usize],
             mshr_index: crate::timing::mshr_index::MshrIndex::new(cfg.l1d.mshrs.max(1) as usize),
@@ -876,6 +893,7 @@ impl Sm {
             LdStStall::Mshr => self.stats.l1d.mshr_full += cycles,
             LdStStall::Icnt => self.stats.l1d.icnt_stall += cycles,
             LdStStall::Tex => self.stats.tex_stall += cycles,
+            LdStStall::Const => self.stats.l1c_stall += cycles,
         }
     }
 

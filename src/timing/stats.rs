@@ -243,6 +243,17 @@ pub struct SmStats {
     /// Cycles the LD/ST unit waited for room in the texture cache's FIFO
     /// or for the interconnect to take a texture miss.
     pub tex_stall: u64,
+    /// Constant-cache line requests looked up (`l1c.sets` > 0; one per
+    /// distinct `l1c.line` of a `.const`/`.param` load).
+    pub l1c_accesses: u64,
+    /// Constant-cache misses (line reads sent to L2; requests merged into
+    /// a miss in flight are neither hits nor misses).
+    pub l1c_misses: u64,
+    /// Constant-cache requests merged into a miss in flight.
+    pub l1c_merges: u64,
+    /// Cycles the LD/ST unit waited for a constant-cache MSHR or for the
+    /// interconnect to take a constant-cache miss.
+    pub l1c_stall: u64,
     /// I-cache hits.
     pub icache_hits: u64,
     /// I-cache misses.
@@ -279,6 +290,10 @@ impl SmStats {
             tex_accesses: self.tex_accesses - b.tex_accesses,
             tex_misses: self.tex_misses - b.tex_misses,
             tex_stall: self.tex_stall - b.tex_stall,
+            l1c_accesses: self.l1c_accesses - b.l1c_accesses,
+            l1c_misses: self.l1c_misses - b.l1c_misses,
+            l1c_merges: self.l1c_merges - b.l1c_merges,
+            l1c_stall: self.l1c_stall - b.l1c_stall,
             icache_hits: self.icache_hits - b.icache_hits,
             icache_misses: self.icache_misses - b.icache_misses,
             ibuffer_flushes: self.ibuffer_flushes - b.ibuffer_flushes,
@@ -306,6 +321,10 @@ impl SmStats {
         self.tex_accesses += o.tex_accesses;
         self.tex_misses += o.tex_misses;
         self.tex_stall += o.tex_stall;
+        self.l1c_accesses += o.l1c_accesses;
+        self.l1c_misses += o.l1c_misses;
+        self.l1c_merges += o.l1c_merges;
+        self.l1c_stall += o.l1c_stall;
         self.activity.issue += o.activity.issue;
         self.activity.no_ready += o.activity.no_ready;
         self.activity.throttled += o.activity.throttled;

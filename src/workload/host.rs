@@ -324,6 +324,14 @@ impl<'p> FunctionalHost<'p> {
         }
     }
 
+    /// True if byte `addr` is in a module-scope variable (a `.global` or
+    /// `.const` symbol), not in an allocation.
+    pub fn in_module_var(&self, addr: u64) -> bool {
+        self.module_vars
+            .values()
+            .any(|&(a, size)| addr >= a && addr < a + size)
+    }
+
     /// Makes every launch name its kernel: a launch with `entry = None`
     /// becomes an error (for modules with several entries whose manifest
     /// names none, e.g. `fwt.ptx`, where guessing would hide a bug).
