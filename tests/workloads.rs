@@ -19,8 +19,8 @@ fn kernels_dir() -> PathBuf {
 
 /// `kernels/*.toml` and the manifests of `kernels/sync/`, `kernels/micro/`
 /// `kernels/rodinia/`, `kernels/sdk/`, `kernels/correlation/`,
-/// `kernels/holdout/`, `kernels/baws/`, `kernels/lfws/`, `kernels/blws/` and `kernels/ispass/`,
-/// sorted.
+/// `kernels/holdout/`, `kernels/baws/`, `kernels/lfws/`, `kernels/blws/`, `kernels/ispass/`
+/// and `kernels/constant/`, sorted.
 /// `kernels/baws/`, `kernels/lfws/`, `kernels/blws/`, `kernels/ispass/`
 /// and `kernels/holdout/` (held-out correlation kernels of helper
 /// holdout-b), sorted.
@@ -39,6 +39,7 @@ fn manifests() -> Vec<PathBuf> {
         kernels_dir().join("blws"),
         kernels_dir().join("ispass"),
         kernels_dir().join("holdout"),
+        kernels_dir().join("constant"),
     ] {
         v.extend(
             std::fs::read_dir(&dir)
