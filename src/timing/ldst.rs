@@ -818,16 +818,15 @@ impl Sm {
             }
         }
         let l1c = self.l1c.as_mut().expect("constant cache");
-        self.stats.l1c_accesses += lines.len() as u64;
         if lines.iter().all(|&l| l1c.present(l)) {
             for &l in &lines {
                 let _ = l1c.lookup(l, u32::MAX, false);
             }
+            self.stats.l1c_accesses += lines.len() as u64;
             self.const_lines = lines;
             return false;
         }
-        // Counted as each line is looked up.
-        self.stats.l1c_accesses -= lines.len() as u64;
+        // A job's lines are counted as each is looked up.
         let mut job = self.spare_job.take().unwrap_or_default();
         job.reqs.clear();
         job.reqs.extend(lines.iter().map(|&line| LineRequest {
