@@ -349,6 +349,19 @@ pub fn bank_conflict_degree(
         .unwrap_or(0)
 }
 
+/// The chunks (32nds of an L1D line, as `Packet::chunks` counts them) a
+/// line read of `line` bytes (a texture- or constant-cache line) covers:
+/// all of an L2 line when the line is that long.
+pub fn line_chunks(cfg: &crate::config::GpuConfig, line: u32) -> u32 {
+    let chunk = (cfg.l1d.line / 32).max(1);
+    let n = line / chunk;
+    if line >= cfg.l2.line || n >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << n) - 1
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,15 +26,14 @@ use crate::func::{DynInst, GlobalMemory};
 use crate::ir::Space;
 use crate::sched::LoadFeedback;
 use crate::timing::cache::{Evicted, ReservationFail};
-use crate::timing::coalescer::LineRequest;
 use crate::timing::coalescer::{bank_conflict_degree, coalesce, coalesce_atomic};
-use crate::timing::const_cache::{CONST_TAG, ConstLookup};
+use crate::timing::const_cache::CONST_TAG;
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::opcoll::WRITEBACK_STAGES;
 use crate::timing::sm::{
     InflightMem, JobKind, L1dWait, LaunchCtx, LdStStall, Mshr, QueuedMem, Sm, SmEvent,
 };
-use crate::timing::tex_cache::{TEX_TAG, TexLookup};
+use crate::timing::tex_cache::TEX_TAG;
 
 /// `Sm::mshr_lines` of an MSHR not in use (no line address is this large).
 pub const NO_LINE: u64 = u64::MAX;
@@ -473,7 +472,7 @@ impl Sm {
         }
     }
 
-    fn alloc_inflight(&mut self, m: InflightMem) -> u32 {
+    pub(crate) fn alloc_inflight(&mut self, m: InflightMem) -> u32 {
         match self.inflight.iter().position(|x| !x.used) {
             Some(i) => {
                 self.inflight[i] = m;
@@ -631,7 +630,7 @@ impl Sm {
     /// instruction and the finished job is handed back (its allocation is
     /// kept in `spare_job` for the next job).
     #[inline(always)]
-    fn advance_job(&mut self, now: u64) -> Option<crate::timing::sm::LdStJob> {
+    pub(crate) fn advance_job(&mut self, now: u64) -> Option<crate::timing::sm::LdStJob> {
         self.active = true;
         let job = self.ldst_job.as_mut().expect("job");
         job.next += 1;
@@ -784,221 +783,6 @@ impl Sm {
         Ok((2, vta_hit))
     }
 
-    /// With constant-cache misses modelled (`l1c.sets` > 0): the lines of
-    /// the `.const`/`.param` load in `self.dyn_buf` (the distinct
-    /// `l1c.line` lines its active lanes read; a `.param` load's first
-    /// lane's, as every lane reads the same parameter), highest address
-    /// first (GPGPU-Sim takes its access queue from the back). If every
-    /// line is present the load is served as by a cache whose reads all
-    /// hit (and false is returned, for the caller to time it so, after
-    /// the LRU update here); else it becomes a job of line requests, one
-    /// looked up per cycle from this one ([`Sm::ldst_try_const`]), and true
-    /// is returned.
-    fn const_accept(&mut self, slot: u32, issued: u64, delay: u64, ctx: &LaunchCtx<'_>) -> bool {
-        let d = self.dyn_buf;
-        let m = d.mem.expect("a memory instruction");
-        let si = slot as usize;
-        let size = u64::from(ctx.cfg.l1c.line);
-        let (c, index) = (self.warps[si].cta as usize, self.warps[si].index as usize);
-        let mut lines = std::mem::take(&mut self.const_lines);
-        lines.clear();
-        {
-            let fw = &self.ctas[c].as_ref().expect("live CTA").warps[index];
-            if m.space == Space::Param {
-                lines.push(fw.addrs[d.exec.trailing_zeros() as usize] / size);
-            } else {
-                let mut e = d.exec;
-                while e != 0 {
-                    let l = e.trailing_zeros() as usize;
-                    e &= e - 1;
-                    lines.push(fw.addrs[l] / size);
-                }
-                lines.sort_unstable_by(|a, b| b.cmp(a));
-                lines.dedup();
-            }
-        }
-        let l1c = self.l1c.as_mut().expect("constant cache");
-        if lines.iter().all(|&l| l1c.present(l)) {
-            for &l in &lines {
-                let _ = l1c.lookup(l, u32::MAX, false);
-            }
-            self.stats.l1c_accesses += lines.len() as u64;
-            self.const_lines = lines;
-            return false;
-        }
-        // A job's lines are counted as each is looked up.
-        let mut job = self.spare_job.take().unwrap_or_default();
-        job.reqs.clear();
-        job.reqs.extend(lines.iter().map(|&line| LineRequest {
-            line,
-            bytes: size as u32,
-            chunks: u32::MAX,
-        }));
-        self.const_lines = lines;
-        let ti = &ctx.table[d.inst.0 as usize];
-        let id = self.alloc_inflight(InflightMem {
-            slot,
-            inst: d.inst.0,
-            remaining: job.reqs.len() as u32,
-            long: false,
-            used: true,
-            delay: delay as u32,
-            atomic: false,
-            issued,
-        });
-        let w = &mut self.warps[si];
-        w.sb.reserve(&ti.writes);
-        w.outstanding += 1;
-        job.slot = slot;
-        job.next = 0;
-        job.kind = JobKind::Const;
-        job.pc = d.inst.0;
-        job.lanes = d.exec.count_ones();
-        job.outcomes = [0; 4];
-        job.inflight = id;
-        self.ldst_job = Some(job);
-        true
-    }
-
-    /// [`Sm::ldst_try`] for a constant-cache job: its next line request
-    /// looked up (see [`crate::timing::const_cache`]). A hit is served
-    /// `latency.const_load` cycles later; a miss sends the line's read to
-    /// L2 (leaving next cycle); a merge waits for its MSHR's fill; with no
-    /// MSHR to be had (or no room in the interconnect for a miss) the unit
-    /// waits.
-    #[cold]
-    #[inline(never)]
-    fn ldst_try_const(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
-        let job = self.ldst_job.as_ref().expect("a constant job");
-        let (line, inflight, pc) = (job.reqs[job.next].line, job.inflight, job.pc);
-        let cfg = ctx.cfg;
-        let l1c = self
-            .l1c
-            .as_mut()
-            .expect("a constant job needs the constant cache");
-        let can_send = !l1c.present(line) && !l1c.pending(line) && mem.can_inject(self.id, now, 0);
-        match l1c.lookup(line, inflight, can_send) {
-            ConstLookup::Fail => {
-                self.ldst_stall = LdStStall::Const;
-                return;
-            }
-            ConstLookup::Hit => {
-                let latency = u64::from(ctx.table[pc as usize].latency);
-                if latency == 0 {
-                    self.request_done(inflight, now, ctx);
-                } else {
-                    self.events
-                        .push(now + latency, SmEvent::RequestDone { id: inflight });
-                }
-            }
-            ConstLookup::Merged => self.stats.l1c_merges += 1,
-            ConstLookup::Miss(id) => {
-                self.stats.l1c_misses += 1;
-                mem.inject(
-                    now,
-                    1,
-                    Packet {
-                        kind: PacketKind::Read,
-                        sm: self.id,
-                        addr: line * u64::from(cfg.l1c.line),
-                        req_bytes: 0,
-                        reply_bytes: cfg.l1c.line,
-                        chunks: line_chunks(cfg, cfg.l1c.line),
-                        tag: CONST_TAG | id,
-                        perform: false,
-                    },
-                );
-            }
-        }
-        self.stats.l1c_accesses += 1;
-        if let Some(mut j) = self.advance_job(now) {
-            j.reqs.clear();
-            self.spare_job = Some(j);
-        }
-    }
-
-    /// [`Sm::ldst_try`] for a texture job: its next line request into the
-    /// texture cache. Out of line, so that the global path stays as it is.
-    #[cold]
-    #[inline(never)]
-    fn ldst_try_tex(&mut self, now: u64, ctx: &LaunchCtx<'_>, mem: &mut MemSys) {
-        let job = self.ldst_job.as_ref().expect("a texture job");
-        let (line, inflight) = (job.reqs[job.next].line, job.inflight);
-        if let Err(stall) = self.tex_access(now, ctx, mem, line, inflight) {
-            self.ldst_stall = stall;
-            return;
-        }
-        if let Some(mut j) = self.advance_job(now) {
-            j.reqs.clear();
-            self.spare_job = Some(j);
-        }
-    }
-
-    /// Looks `line` (in `l1t.line` units) up in the texture cache for
-    /// in-flight instruction `inflight` at `now` and queues the request in
-    /// its FIFO; a miss sends the line's read to L2. Waits (`Err`) while
-    /// the FIFO is full or a miss cannot enter the interconnect.
-    fn tex_access(
-        &mut self,
-        now: u64,
-        ctx: &LaunchCtx<'_>,
-        mem: &mut MemSys,
-        line: u64,
-        inflight: u32,
-    ) -> Result<(), LdStStall> {
-        let cfg = ctx.cfg;
-        let t = self
-            .l1t
-            .as_mut()
-            .expect("a texture job needs the texture cache");
-        if !t.has_room(now) || (!t.present(line) && !mem.can_inject(self.id, now, 0)) {
-            return Err(LdStStall::Tex);
-        }
-        self.stats.tex_accesses += 1;
-        if let TexLookup::Miss(id) = t.lookup(line, inflight, now) {
-            self.stats.tex_misses += 1;
-            mem.inject(
-                now,
-                0,
-                Packet {
-                    kind: PacketKind::Read,
-                    sm: self.id,
-                    addr: line * u64::from(cfg.l1t.line),
-                    req_bytes: 0,
-                    reply_bytes: cfg.l1t.line,
-                    chunks: line_chunks(cfg, cfg.l1t.line),
-                    tag: TEX_TAG | id,
-                    perform: false,
-                },
-            );
-        }
-        self.tex_complete(now, ctx);
-        Ok(())
-    }
-
-    /// Completes the texture-cache requests that may leave its FIFO as of
-    /// `now` (at once, or by a `RequestDone` event at their cycle); true
-    /// if there were any.
-    #[cold]
-    #[inline(never)]
-    fn tex_complete(&mut self, now: u64, ctx: &LaunchCtx<'_>) -> bool {
-        let mut out = std::mem::take(&mut self.tex_out);
-        if let Some(t) = self.l1t.as_mut() {
-            t.drain(now, &mut out);
-        }
-        for &(id, at) in &out {
-            if at <= now {
-                self.request_done(id, now, ctx);
-            } else {
-                self.events.push(at, SmEvent::RequestDone { id });
-            }
-        }
-        let any = !out.is_empty();
-        out.clear();
-        self.tex_out = out;
-        any
-    }
-
     /// Writes line request `r` of a store of warp `slot` through to L2 at
     /// `now` (it leaves `delay` cycles later) and evicts the line from the
     /// L1D; false if the SM's interconnect input (or, with `l1d.miss_queue`,
@@ -1145,29 +929,7 @@ impl Sm {
     /// for a stalled LD/ST unit, an I-cache line a warp waits for).
     pub(crate) fn on_reply(&mut self, p: &Packet, now: u64, ctx: &LaunchCtx<'_>) {
         match p.kind {
-            PacketKind::Read if p.tag & CONST_TAG != 0 => {
-                let mut served = std::mem::take(&mut self.const_served);
-                if let Some(c) = self.l1c.as_mut() {
-                    c.fill(p.tag & !CONST_TAG, &mut served);
-                }
-                // The fill's requests reach the writeback stage one per
-                // cycle (GPGPU-Sim: `ldst_unit::writeback` takes one of the
-                // L1C's ready accesses per cycle, `next_access`).
-                for (i, &id) in served.iter().enumerate() {
-                    if i == 0 {
-                        self.request_done(id, now, ctx);
-                    } else {
-                        self.events
-                            .push(now + i as u64, SmEvent::RequestDone { id });
-                    }
-                }
-                served.clear();
-                self.const_served = served;
-                // A unit waiting for an MSHR may go on.
-                if self.ldst_stall == LdStStall::Const {
-                    self.changed = true;
-                }
-            }
+            PacketKind::Read if p.tag & CONST_TAG != 0 => self.const_fill(p, now, ctx),
             PacketKind::Read if p.tag & TEX_TAG != 0 => {
                 if let Some(t) = self.l1t.as_mut() {
                     t.arrived(p.tag & !TEX_TAG);
@@ -1279,19 +1041,6 @@ impl Sm {
         if long {
             self.views[slot].long_pending -= 1;
         }
-    }
-}
-
-/// The chunks (32nds of an L1D line, as `Packet::chunks` counts them) a
-/// line read of `line` bytes (a texture- or constant-cache line) covers:
-/// all of an L2 line when the line is that long.
-fn line_chunks(cfg: &crate::config::GpuConfig, line: u32) -> u32 {
-    let chunk = (cfg.l1d.line / 32).max(1);
-    let n = line / chunk;
-    if line >= cfg.l2.line || n >= 32 {
-        u32::MAX
-    } else {
-        (1u32 << n) - 1
     }
 }
 

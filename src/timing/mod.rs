@@ -21,6 +21,8 @@ pub mod host;
 pub mod issue;
 pub mod l1q;
 pub mod ldst;
+pub mod ldst_const;
+pub mod ldst_tex;
 pub mod memsys;
 pub mod mshr_index;
 pub mod opcoll;
