@@ -458,6 +458,24 @@ fn validation_catches_nonsense() {
     check(&[("l1d.line", "96")], "l1d.line", "power of two");
     check(&[("l2.sets", "48")], "l2.sets", "power of two");
     check(&[("icache.line", "4")], "icache.line", "one instruction");
+    // The read-only caches, when turned on, need a whole geometry.
+    check(
+        &[("l1t.fifo", "0")],
+        "l1t.fifo",
+        "turns the texture cache on",
+    );
+    check(&[("l1t.sets", "3")], "l1t.sets", "power of two");
+    check(
+        &[("l1c.mshrs", "0")],
+        "l1c.mshrs",
+        "turns the constant cache on",
+    );
+    check(
+        &[("l1c.line", "256")],
+        "l1c.line",
+        "a miss must be one L2 request",
+    );
+    check(&[("l1c.line", "48")], "l1c.line", "power of two");
     check(
         &[("dram.channels", "5")],
         "l2.slices",

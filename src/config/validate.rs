@@ -303,21 +303,19 @@ impl GpuConfig {
         // The texture cache: off with 0 sets, else a real geometry.
         let t = &self.l1t;
         if t.sets != 0 {
-            for (key, v) in [
+            check_read_only_cache(
+                "the texture cache",
+                ("l1t.sets", t.sets),
                 ("l1t.ways", t.ways),
                 ("l1t.line", t.line),
-                ("l1t.fifo", t.fifo),
-            ] {
-                if v == 0 {
-                    bad(
-                        &[key, "l1t.sets"],
-                        format!(
-                            "`{key}` is 0 but `l1t.sets` = {} turns the texture cache on",
-                            t.sets
-                        ),
-                    );
-                }
-            }
+                &[
+                    ("l1t.ways", t.ways),
+                    ("l1t.line", t.line),
+                    ("l1t.fifo", t.fifo),
+                ],
+                self.l2.line,
+                &mut bad,
+            );
             if !t.sets.is_power_of_two() {
                 bad(
                     &["l1t.sets"],
@@ -327,80 +325,24 @@ impl GpuConfig {
                     ),
                 );
             }
-            if t.line != 0 && (!t.line.is_power_of_two() || t.line < 4) {
-                bad(
-                    &["l1t.line"],
-                    format!(
-                        "`l1t.line` = {} is not a power of two of at least 4 bytes",
-                        t.line
-                    ),
-                );
-            }
-            if t.line > self.l2.line && self.l2.line != 0 {
-                bad(
-                    &["l1t.line", "l2.line"],
-                    format!(
-                        "`l1t.line` = {} is larger than `l2.line` = {}: a miss must be one L2 request",
-                        t.line, self.l2.line
-                    ),
-                );
-            }
-            if u64::from(t.sets) * u64::from(t.ways) > MAX_LINES_PER_CACHE {
-                bad(
-                    &["l1t.sets", "l1t.ways"],
-                    format!(
-                        "the texture cache has {} lines, more than {MAX_LINES_PER_CACHE}",
-                        u64::from(t.sets) * u64::from(t.ways)
-                    ),
-                );
-            }
         }
         // The constant cache's misses: off with 0 sets, else a real geometry.
         let c = &self.l1c;
         if c.sets != 0 {
-            for (key, v) in [
-                ("l1c.line", c.line),
+            check_read_only_cache(
+                "the constant cache",
+                ("l1c.sets", c.sets),
                 ("l1c.ways", c.ways),
-                ("l1c.mshrs", c.mshrs),
-                ("l1c.mshr_merge", c.mshr_merge),
-            ] {
-                if v == 0 {
-                    bad(
-                        &[key, "l1c.sets"],
-                        format!(
-                            "`{key}` is 0 but `l1c.sets` = {} turns the constant cache's misses on",
-                            c.sets
-                        ),
-                    );
-                }
-            }
-            if c.line != 0 && (!c.line.is_power_of_two() || c.line < 4) {
-                bad(
-                    &["l1c.line"],
-                    format!(
-                        "`l1c.line` = {} is not a power of two of at least 4 bytes",
-                        c.line
-                    ),
-                );
-            }
-            if c.line > self.l2.line && self.l2.line != 0 {
-                bad(
-                    &["l1c.line", "l2.line"],
-                    format!(
-                        "`l1c.line` = {} is larger than `l2.line` = {}: a miss must be one L2 request",
-                        c.line, self.l2.line
-                    ),
-                );
-            }
-            if u64::from(c.sets) * u64::from(c.ways) > MAX_LINES_PER_CACHE {
-                bad(
-                    &["l1c.sets", "l1c.ways"],
-                    format!(
-                        "the constant cache has {} lines, more than {MAX_LINES_PER_CACHE}",
-                        u64::from(c.sets) * u64::from(c.ways)
-                    ),
-                );
-            }
+                ("l1c.line", c.line),
+                &[
+                    ("l1c.line", c.line),
+                    ("l1c.ways", c.ways),
+                    ("l1c.mshrs", c.mshrs),
+                    ("l1c.mshr_merge", c.mshr_merge),
+                ],
+                self.l2.line,
+                &mut bad,
+            );
         }
         if self.icache.line != 0 && self.icache.line < 8 {
             bad(
@@ -547,6 +489,51 @@ fn dram_problems(c: &GpuConfig, bad: &mut impl FnMut(&[&'static str], String)) {
                 "`dram.burst_length` = {} is shorter than `dram.data_command_ratio` = {}: a burst must occupy the bus at least one DRAM clock",
                 d.burst_length, d.data_command_ratio
             ),
+        );
+    }
+}
+
+/// The problems of a read-only per-SM cache turned on (`sets` > 0):
+/// a `required` field of 0, a line that is not a power of two of at least
+/// 4 bytes or is longer than an L2 line (`l2_line`; a miss must be one L2
+/// request), or more than [`MAX_LINES_PER_CACHE`] lines. `what` names the
+/// cache in messages; each pair is a field's key and value.
+fn check_read_only_cache(
+    what: &str,
+    (sets_key, sets): (&'static str, u32),
+    (ways_key, ways): (&'static str, u32),
+    (line_key, line): (&'static str, u32),
+    required: &[(&'static str, u32)],
+    l2_line: u32,
+    bad: &mut impl FnMut(&[&'static str], String),
+) {
+    for &(key, v) in required {
+        if v == 0 {
+            bad(
+                &[key, sets_key],
+                format!("`{key}` is 0 but `{sets_key}` = {sets} turns {what} on"),
+            );
+        }
+    }
+    if line != 0 && (!line.is_power_of_two() || line < 4) {
+        bad(
+            &[line_key],
+            format!("`{line_key}` = {line} is not a power of two of at least 4 bytes"),
+        );
+    }
+    if line > l2_line && l2_line != 0 {
+        bad(
+            &[line_key, "l2.line"],
+            format!(
+                "`{line_key}` = {line} is larger than `l2.line` = {l2_line}: a miss must be one L2 request"
+            ),
+        );
+    }
+    let lines = u64::from(sets) * u64::from(ways);
+    if lines > MAX_LINES_PER_CACHE {
+        bad(
+            &[sets_key, ways_key],
+            format!("{what} has {lines} lines, more than {MAX_LINES_PER_CACHE}"),
         );
     }
 }

@@ -401,13 +401,7 @@ impl Sm {
                         }
                     }
                 }
-                job.slot = slot;
-                job.next = 0;
-                job.kind = kind;
-                job.pc = d.inst.0;
-                job.lanes = d.exec.count_ones();
-                job.outcomes = [0; 4];
-                job.inflight = u32::MAX;
+                job.begin(slot, kind, d.inst.0, d.exec.count_ones(), u32::MAX);
                 if kind != JobKind::Store {
                     let id = self.alloc_inflight(InflightMem {
                         slot,

@@ -83,13 +83,7 @@ impl Sm {
         let w = &mut self.warps[si];
         w.sb.reserve(&ti.writes);
         w.outstanding += 1;
-        job.slot = slot;
-        job.next = 0;
-        job.kind = JobKind::Const;
-        job.pc = d.inst.0;
-        job.lanes = d.exec.count_ones();
-        job.outcomes = [0; 4];
-        job.inflight = id;
+        job.begin(slot, JobKind::Const, d.inst.0, d.exec.count_ones(), id);
         self.ldst_job = Some(job);
         true
     }

@@ -354,6 +354,21 @@ pub struct LdStJob {
     pub l1q_load: u32,
 }
 
+impl LdStJob {
+    /// Starts the job (its `reqs` already filled) for the instruction at
+    /// `pc` of warp `slot`, executed by `lanes` lanes, from its first
+    /// request, with in-flight record `inflight`.
+    pub fn begin(&mut self, slot: u32, kind: JobKind, pc: u32, lanes: u32, inflight: u32) {
+        self.slot = slot;
+        self.next = 0;
+        self.kind = kind;
+        self.pc = pc;
+        self.lanes = lanes;
+        self.outcomes = [0; 4];
+        self.inflight = inflight;
+    }
+}
+
 /// What the LD/ST job does with each line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum JobKind {
