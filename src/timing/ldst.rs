@@ -30,6 +30,7 @@ use crate::timing::coalescer::{bank_conflict_degree, coalesce, coalesce_atomic};
 use crate::timing::const_cache::CONST_TAG;
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::opcoll::WRITEBACK_STAGES;
+use crate::timing::scoreboard::RegMask;
 use crate::timing::sm::{
     InflightMem, JobKind, L1dWait, LaunchCtx, LdStStall, Mshr, QueuedMem, Sm, SmEvent,
 };
@@ -403,7 +404,7 @@ impl Sm {
                 }
                 job.begin(slot, kind, d.inst.0, d.exec.count_ones(), u32::MAX);
                 if kind != JobKind::Store {
-                    let id = self.alloc_inflight(InflightMem {
+                    let m = InflightMem {
                         slot,
                         inst: d.inst.0,
                         remaining: job.reqs.len() as u32,
@@ -412,15 +413,11 @@ impl Sm {
                         delay: delay as u32,
                         atomic: kind == JobKind::Atomic,
                         issued,
-                    });
+                    };
+                    job.inflight = self.hold_inflight(m, &ti.writes);
                     if kind == JobKind::Atomic {
                         self.warps[si].atomics += 1;
                     }
-                    job.inflight = id;
-                    let w = &mut self.warps[si];
-                    w.sb.reserve(&ti.writes);
-                    w.outstanding += 1;
-                    self.views[si].long_pending += 1;
                 }
                 self.ldst_job = Some(job);
             }
@@ -466,8 +463,14 @@ impl Sm {
         }
     }
 
-    pub(crate) fn alloc_inflight(&mut self, m: InflightMem) -> u32 {
-        match self.inflight.iter().position(|x| !x.used) {
+    /// Records in-flight memory instruction `m` (served request by request
+    /// through [`Sm::request_done`]) and holds its warp until then: its
+    /// destination registers `writes` reserved, one more outstanding
+    /// instruction, and a long operation pending if `m.long`. Returns the
+    /// record's id.
+    pub(crate) fn hold_inflight(&mut self, m: InflightMem, writes: &RegMask) -> u32 {
+        let (si, long) = (m.slot as usize, m.long);
+        let id = match self.inflight.iter().position(|x| !x.used) {
             Some(i) => {
                 self.inflight[i] = m;
                 i as u32
@@ -476,7 +479,14 @@ impl Sm {
                 self.inflight.push(m);
                 (self.inflight.len() - 1) as u32
             }
+        };
+        let w = &mut self.warps[si];
+        w.sb.reserve(writes);
+        w.outstanding += 1;
+        if long {
+            self.views[si].long_pending += 1;
         }
+        id
     }
 
     /// Releases `inst`'s destination registers at `at` (if it has any).

@@ -70,7 +70,7 @@ impl Sm {
         }));
         self.const_lines = lines;
         let ti = &ctx.table[d.inst.0 as usize];
-        let id = self.alloc_inflight(InflightMem {
+        let m = InflightMem {
             slot,
             inst: d.inst.0,
             remaining: job.reqs.len() as u32,
@@ -79,10 +79,8 @@ impl Sm {
             delay: delay as u32,
             atomic: false,
             issued,
-        });
-        let w = &mut self.warps[si];
-        w.sb.reserve(&ti.writes);
-        w.outstanding += 1;
+        };
+        let id = self.hold_inflight(m, &ti.writes);
         job.begin(slot, JobKind::Const, d.inst.0, d.exec.count_ones(), id);
         self.ldst_job = Some(job);
         true
