@@ -11,6 +11,7 @@
 //! slice port and flies back `icnt.latency`. Every step is deterministic:
 //! queues are FIFO and ties break by sequence number.
 
+use rustc_hash::FxHashMap;
 use std::collections::VecDeque;
 
 use serde::Serialize;
@@ -162,8 +163,13 @@ struct Slice {
     entered: Vec<u64>,
     /// Earliest cycle of the next tag lookup (one per cycle).
     next_lookup: u64,
-    /// Outstanding DRAM reads, one per L2 line.
+    /// Outstanding DRAM reads, one per L2 line: a slab (entries named in
+    /// `mshr_of` are live, the others listed in `mshr_free`).
     mshr: Vec<L2Miss>,
+    /// The live entries of `mshr` by line (only looked up, never iterated).
+    mshr_of: FxHashMap<u64, u32>,
+    /// Free entries of `mshr`.
+    mshr_free: Vec<u32>,
     /// Emptied waiter lists of completed DRAM reads, reused by the next
     /// misses (no allocation per miss).
     spare_waiters: Vec<Vec<Packet>>,
@@ -379,6 +385,8 @@ impl MemSys {
                     entered: Vec::new(),
                     next_lookup: 0,
                     mshr: Vec::new(),
+                    mshr_of: FxHashMap::default(),
+                    mshr_free: Vec::new(),
                     spare_waiters: Vec::new(),
                     port: Port::default(),
                 })
@@ -818,18 +826,17 @@ impl MemSys {
             active = true;
             let s = r.slice as usize;
             let line = r.tag >> 5;
-            let pos = self.slices[s]
-                .mshr
-                .iter()
-                .position(|m| m.line == line)
-                .expect("a DRAM read has its L2 MSHR");
-            let m = &mut self.slices[s].mshr[pos];
+            let sl = &mut self.slices[s];
+            let pos = *sl.mshr_of.get(&line).expect("a DRAM read has its L2 MSHR") as usize;
+            let m = &mut sl.mshr[pos];
+            debug_assert_eq!(m.line, line, "the L2 MSHR index names its line");
             m.arrived |= 1 << (r.tag & 31);
             if m.arrived & m.pending != m.pending {
                 continue;
             }
-            let m = self.slices[s].mshr.remove(pos);
-            let mut waiters = m.waiters;
+            let (mut waiters, pending) = (std::mem::take(&mut m.waiters), m.pending);
+            sl.mshr_of.remove(&line);
+            sl.mshr_free.push(pos as u32);
             let dirty = waiters
                 .iter()
                 .filter(|p| p.kind == PacketKind::Atomic)
@@ -838,7 +845,7 @@ impl MemSys {
             // at the fill (GPGPU-Sim: at the miss), and its write-back
             // holds the slice's next lookups; with it the way was
             // reserved at the miss and nothing is evicted now.
-            let port = self.fill_l2(s, line, m.pending, dirty);
+            let port = self.fill_l2(s, line, pending, dirty);
             self.hold_data_port(s, now, port);
             for &p in &waiters {
                 self.reply(now, s, p);
@@ -908,7 +915,7 @@ impl MemSys {
                 Some(w) if self.l2_partial_write_miss => self.slices[s].tags.readable_at(w),
                 _ => valid,
             };
-            let merged = self.slices[s].mshr.iter().position(|m| m.line == line);
+            let merged = self.slices[s].mshr_of.get(&line).map(|&i| i as usize);
             let pending = merged.map_or(0, |i| self.slices[s].mshr[i].pending);
             // Sectors to fetch: needed, not valid, not already on their way.
             let fetch = if write {
@@ -1005,15 +1012,27 @@ impl MemSys {
             let i = match merged {
                 Some(i) => i,
                 None => {
-                    let mut waiters = self.slices[s].spare_waiters.pop().unwrap_or_default();
+                    let sl = &mut self.slices[s];
+                    let mut waiters = sl.spare_waiters.pop().unwrap_or_default();
                     waiters.clear();
-                    self.slices[s].mshr.push(L2Miss {
+                    let m = L2Miss {
                         line,
                         waiters,
                         pending: 0,
                         arrived: 0,
-                    });
-                    self.slices[s].mshr.len() - 1
+                    };
+                    let i = match sl.mshr_free.pop() {
+                        Some(i) => {
+                            sl.mshr[i as usize] = m;
+                            i as usize
+                        }
+                        None => {
+                            sl.mshr.push(m);
+                            sl.mshr.len() - 1
+                        }
+                    };
+                    sl.mshr_of.insert(line, i as u32);
+                    i
                 }
             };
             self.slices[s].mshr[i].waiters.push(p);
@@ -1196,7 +1215,7 @@ impl MemSys {
             || self
                 .slices
                 .iter()
-                .any(|s| !s.rop.is_empty() || !s.mshr.is_empty())
+                .any(|s| !s.rop.is_empty() || !s.mshr_of.is_empty())
             || self.dram.busy()
     }
 }
