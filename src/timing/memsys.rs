@@ -334,6 +334,9 @@ pub struct MemSys {
     reply_blocked_now: u64,
     /// Nothing can happen before this cycle (fast path of `cycle`).
     next_due: u64,
+    /// Tests: every request sent to the DRAM, in order.
+    #[cfg(test)]
+    sent_dram: Vec<DramRequest>,
     /// Counters.
     pub stats: MemStats,
 }
@@ -417,6 +420,8 @@ impl MemSys {
             blocked_now: 0,
             reply_blocked_now: 0,
             next_due: 0,
+            #[cfg(test)]
+            sent_dram: Vec::new(),
             stats: MemStats::default(),
         }
     }
@@ -667,6 +672,8 @@ impl MemSys {
     }
 
     fn send_dram(&mut self, r: DramRequest) {
+        #[cfg(test)]
+        self.sent_dram.push(r);
         self.stats.dram_bytes += u64::from(r.bytes);
         self.dram.push(r);
     }
@@ -969,11 +976,6 @@ impl MemSys {
             let accesses = need.count_ones().max(1);
             self.slices[s].next_lookup = now + u64::from(accesses);
             self.refresh_lookup_due(s);
-            if let Some(e) = evicted {
-                let port = self.write_back(s, e);
-                let end = self.slices[s].next_lookup;
-                self.hold_data_port(s, end, port);
-            }
             self.stats.l2_accesses += u64::from(accesses);
             let hits = (need & if write { valid } else { readable }).count_ones();
             self.stats.l2_hits += u64::from(hits);
@@ -1049,6 +1051,11 @@ impl MemSys {
                     slice: s as u32,
                     tag: line << 5 | sector,
                 });
+                if let Some(e) = evicted.take() {
+                    let port = self.write_back(s, e);
+                    let end = self.slices[s].next_lookup;
+                    self.hold_data_port(s, end, port);
+                }
             }
         }
         active
@@ -1308,6 +1315,55 @@ mod tests {
             assert_eq!(m.stats.dram_bytes, bytes, "sector {sector}");
             assert_eq!(m.stats.dram_writes, commands, "sector {sector}");
         }
+    }
+
+    /// A read miss that evicts a dirty line (allocate on miss) sends its
+    /// first sector's read, then the victim's write-back, then the other
+    /// sectors' reads: GPGPU-Sim's sector L2 looks the line's sectors up
+    /// one by one, and the first, a MISS, queues its read before the
+    /// write-back (`data_cache::rd_miss_base`); the others are SECTOR_MISSes.
+    #[test]
+    fn a_read_miss_sends_its_first_sector_before_the_victims_write_back() {
+        let mut cfg = GpuConfig::tiny();
+        cfg.l2.allocate_on_miss = true;
+        let mut m = MemSys::new(&cfg);
+        let mut now = 0;
+        // Four full-line writes fill one set's 4 ways (dirty, nothing
+        // fetched); a read of a fifth line of the set evicts the LRU one.
+        for i in 0..4u64 {
+            send(
+                &mut m,
+                &mut now,
+                packet(PacketKind::Write, i * 16384, u32::MAX),
+            );
+        }
+        assert!(m.sent_dram.is_empty());
+        send(
+            &mut m,
+            &mut now,
+            packet(PacketKind::Read, 4 * 16384, u32::MAX),
+        );
+        let got: Vec<(bool, u32)> = m.sent_dram.iter().map(|r| (r.write, r.bytes)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (false, 32),
+                (true, 128),
+                (false, 32),
+                (false, 32),
+                (false, 32)
+            ]
+        );
+        // The reads are the line's sectors in order; the write-back is the
+        // first line written (the set's LRU way).
+        let reads: Vec<u64> = m
+            .sent_dram
+            .iter()
+            .filter(|r| !r.write)
+            .map(|r| r.tag & 31)
+            .collect();
+        assert_eq!(reads, vec![0, 1, 2, 3]);
+        assert_eq!(m.stats.l2_writebacks, 1);
     }
 
     /// The cycles at which slice 0 looks up two writes that arrive
