@@ -1237,7 +1237,8 @@ fn check_run_flags(f: &RunFlags<'_>) -> Result<(), String> {
 }
 
 /// The functional interpreter's options from a machine config: its
-/// instruction limit (`sim.max_insts`), warp size and SM count.
+/// instruction limit (`sim.max_insts`), warp size, SM count and allocation
+/// layout (`sim.alloc_base`, `sim.alloc_guard`).
 fn functional_options(
     cfg: &gpusim::config::GpuConfig,
 ) -> gpusim::workload::host::FunctionalOptions {
@@ -1245,6 +1246,7 @@ fn functional_options(
         warp_size: cfg.core.warp_size,
         nsm: cfg.core.num_sms,
         step_limit: cfg.sim.max_insts,
+        alloc: cfg.sim.alloc_layout(),
         ..Default::default()
     }
 }

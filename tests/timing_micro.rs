@@ -177,8 +177,17 @@ fn chase_through(tag: &str, cfg: &GpuConfig, addrs: &[u64], n: u32) -> Stats {
 fn dependent_loads_pay_row_hits_and_row_misses() {
     for preset in ["tiny", "gtx480"] {
         // The chain's buffer is uploaded: keep the copy out of L2 so every
-        // load reaches DRAM.
-        let cfg = config(preset, &["l2.fill_on_copy=false"]);
+        // load reaches DRAM. Its addresses are built below from rows at
+        // 0x1000_0000: the buffer goes there (not at GPGPU-Sim's
+        // 0xC000_0000, `gtx480`'s `sim.alloc_base`).
+        let cfg = config(
+            preset,
+            &[
+                "l2.fill_on_copy=false",
+                "sim.alloc_base=0",
+                "sim.alloc_guard=256",
+            ],
+        );
         let d = &cfg.dram;
         let channels = u64::from(d.channels);
         // Rows at or above the first buffer (0x1000_0000).

@@ -660,6 +660,24 @@ pub struct SimConfig {
     /// Stop with an error after this many warp instructions per launch
     /// (timing and functional runs).
     pub max_insts: u64,
+    /// Address of the host's first device allocation, a multiple of 256;
+    /// 0: right after the module's variables. GPGPU-Sim's `cudaMalloc`
+    /// starts at `0xC0000000` (`GLOBAL_HEAP_START`).
+    pub alloc_base: u64,
+    /// Unmapped bytes after each device allocation before the next one
+    /// (rounded up to 256 bytes) starts; 0: consecutive, as GPGPU-Sim's
+    /// `cudaMalloc` (which rounds each size up to 256 bytes).
+    pub alloc_guard: u32,
+}
+
+impl SimConfig {
+    /// Where the host's allocations go.
+    pub fn alloc_layout(&self) -> crate::func::memory::AllocLayout {
+        crate::func::memory::AllocLayout {
+            base: self.alloc_base,
+            guard: u64::from(self.alloc_guard),
+        }
+    }
 }
 
 impl GpuConfig {
@@ -855,6 +873,8 @@ impl GpuConfig {
                 max_cycles: 2_000_000_000,
                 progress_window: 20_000_000,
                 max_insts: 2_000_000_000,
+                alloc_base: 0xC000_0000,
+                alloc_guard: 0,
             },
         }
     }
@@ -888,6 +908,10 @@ impl GpuConfig {
         c.l2.allocate_on_miss = false;
         c.l2.partial_write_miss = false;
         c.l1d.store_transactions = false;
+        // Buffers after the module's variables with 256-byte guards
+        // (overruns are errors), as before `sim.alloc_base` existed.
+        c.sim.alloc_base = 0;
+        c.sim.alloc_guard = 256;
         c
     }
 }

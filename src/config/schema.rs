@@ -356,6 +356,8 @@ schema! {
         max_cycles: U64 <= 9_223_372_036_854_775_807, "stop with an error after this many cycles per launch";
         progress_window: U64 <= 9_223_372_036_854_775_807, "error when no warp exits, no CTA retires or is placed and no waiting instruction succeeds for this many cycles (livelock, deadlock)";
         max_insts: U64 <= 9_223_372_036_854_775_807, "stop with an error after this many warp instructions per launch (timing and --functional)";
+        alloc_base: U64 <= 1_099_511_627_520, "address of the host's first device allocation, a multiple of 256 (GPGPU-Sim's cudaMalloc: 0xC0000000); 0: right after the module's variables (from 0x10000000)";
+        alloc_guard: U32 <= 1_048_576, "unmapped bytes after each device allocation before the next (rounded up to 256 bytes) starts; an access there is an error. 0: consecutive buffers, as GPGPU-Sim's cudaMalloc";
     }
 }
 

@@ -59,6 +59,8 @@ const MAY_BE_ZERO: &[&str] = &[
     "sync.remove_sms_at",          // no oversubscription event
     "sync.remove_sms",
     "sync.return_sms_at",
+    "sim.alloc_base",  // right after the module's variables
+    "sim.alloc_guard", // consecutive allocations (GPGPU-Sim's cudaMalloc)
 ];
 
 /// The most lines one per-SM cache (instruction cache, L1D) may have.
@@ -342,6 +344,15 @@ impl GpuConfig {
                 ],
                 self.l2.line,
                 &mut bad,
+            );
+        }
+        if !self.sim.alloc_base.is_multiple_of(256) {
+            bad(
+                &["sim.alloc_base"],
+                format!(
+                    "`sim.alloc_base` = {:#x} is not a multiple of 256 (allocations are 256-byte aligned)",
+                    self.sim.alloc_base
+                ),
             );
         }
         if self.icache.line != 0 && self.icache.line < 8 {

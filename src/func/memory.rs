@@ -2,10 +2,15 @@
 //! access bounds-checked), and the address windows of generic addressing.
 //!
 //! Global memory is sparse: each allocation is its own byte vector at an
-//! address handed out by a bump allocator (256-byte aligned, with an
-//! unmapped guard gap between buffers), so any access that does not fall
-//! entirely inside one allocation is an error rather than a silent read of a
-//! neighbour. Lookups go through a sorted base table plus a one-entry cache.
+//! address handed out by a bump allocator (256-byte aligned, by default
+//! with an unmapped guard gap between buffers), so any access that does not
+//! fall entirely inside one allocation is an error rather than a silent
+//! read of a neighbour. Lookups go through a sorted base table plus a
+//! one-entry cache. The module's variables come first, from
+//! [`GLOBAL_BASE`]; the host's allocations follow them or start at an
+//! [`AllocLayout`]'s base (GPGPU-Sim's `cudaMalloc` hands out consecutive
+//! 256-byte-rounded buffers from `0xC0000000`, and the caches, memory
+//! partitions and DRAM rows see those addresses).
 //! Shared memory (per CTA), local memory (per thread) and the parameter
 //! buffer are plain byte vectors owned by the launch.
 
@@ -17,8 +22,30 @@ pub const SHARED_WINDOW: u64 = 0x7f00_0000_0000;
 pub const LOCAL_WINDOW: u64 = 0x7e00_0000_0000;
 /// Size of each generic window.
 pub const WINDOW_SIZE: u64 = 0x0100_0000_0000;
-/// Unmapped bytes between consecutive allocations.
+/// Unmapped bytes between consecutive allocations (module variables, and
+/// the host's under the default [`AllocLayout`]).
 const GUARD: u64 = 256;
+
+/// Where the host's allocations go (`sim.alloc_base`, `sim.alloc_guard`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AllocLayout {
+    /// Address of the first allocation (rounded up to 256 bytes); 0, or an
+    /// address below the end of the module's variables: right after them.
+    pub base: u64,
+    /// Unmapped bytes left after each allocation before the next is
+    /// rounded up to 256 bytes (0: consecutive, as GPGPU-Sim's `cudaMalloc`).
+    pub guard: u64,
+}
+
+impl Default for AllocLayout {
+    /// After the module's variables, 256-byte guards.
+    fn default() -> Self {
+        AllocLayout {
+            base: 0,
+            guard: GUARD,
+        }
+    }
+}
 
 /// One buffer in global memory.
 #[derive(Clone, Debug)]
@@ -33,6 +60,10 @@ struct Allocation {
 pub struct GlobalMemory {
     allocs: Vec<Allocation>,
     next: u64,
+    /// Where the host's allocations go.
+    layout: AllocLayout,
+    /// True once the host has allocated (module variables come before).
+    heap_started: bool,
     last_hit: usize,
     /// Texture references bound by the host, by name.
     textures: std::collections::BTreeMap<String, crate::func::texture::TextureDesc>,
@@ -44,6 +75,8 @@ impl GlobalMemory {
         GlobalMemory {
             allocs: Vec::new(),
             next: GLOBAL_BASE,
+            layout: AllocLayout::default(),
+            heap_started: false,
             last_hit: 0,
             textures: Default::default(),
         }
@@ -91,9 +124,34 @@ impl GlobalMemory {
         self.textures.get(name)
     }
 
-    /// Allocates `size` zeroed bytes named `name` (for messages), aligned
-    /// to `align` (at least 256). Returns the address.
+    /// Sets where the host's allocations go; only before the first
+    /// ([`GlobalMemory::alloc`]).
+    pub fn set_layout(&mut self, layout: AllocLayout) {
+        debug_assert!(!self.heap_started, "the layout is set before allocating");
+        self.layout = layout;
+    }
+
+    /// Allocates `size` zeroed bytes named `name` (for messages) for the
+    /// host, aligned to `align` (at least 256), as the [`AllocLayout`]
+    /// places them. Returns the address.
     pub fn alloc(&mut self, name: &str, size: u64, align: u64) -> u64 {
+        if !self.heap_started {
+            self.heap_started = true;
+            self.next = self.next.max(GLOBAL_BASE).max(self.layout.base);
+        }
+        self.place(name, size, align, self.layout.guard)
+    }
+
+    /// Allocates module variable `name` (`size` zeroed bytes aligned to
+    /// `align`, at least 256), before any of the host's allocations.
+    pub fn alloc_var(&mut self, name: &str, size: u64, align: u64) -> u64 {
+        debug_assert!(!self.heap_started, "module variables come first");
+        self.place(name, size, align, GUARD)
+    }
+
+    /// Puts an allocation at the next free `align`ed address, `guard`
+    /// bytes kept free after it.
+    fn place(&mut self, name: &str, size: u64, align: u64, guard: u64) -> u64 {
         if self.next == 0 {
             self.next = GLOBAL_BASE;
         }
@@ -103,7 +161,7 @@ impl GlobalMemory {
             bytes: vec![0; size as usize],
             name: name.to_string(),
         });
-        self.next = base + size.max(1) + GUARD;
+        self.next = base + size.max(1) + guard;
         base
     }
 
@@ -345,6 +403,36 @@ mod tests {
         assert_eq!(m.read_uint(b, 8), Some(0));
         assert_eq!(m.read_uint(u64::MAX - 2, 4), None);
         assert!(m.describe(a + 20).contains("4 bytes past the end of `a`"));
+    }
+
+    /// GPGPU-Sim's `cudaMalloc` layout (`sim.alloc_base = 0xC0000000`,
+    /// `sim.alloc_guard = 0`): consecutive buffers, each rounded up to 256
+    /// bytes, after the module's variables, which keep their own place.
+    #[test]
+    fn the_gpgpu_sim_layout_packs_allocations_from_its_base() {
+        let mut m = GlobalMemory::new();
+        let v = m.alloc_var("table", 1000, 4);
+        assert_eq!(v, GLOBAL_BASE);
+        m.set_layout(AllocLayout {
+            base: 0xC000_0000,
+            guard: 0,
+        });
+        let a = m.alloc("a", 2_359_296, 256);
+        let b = m.alloc("b", 100, 256);
+        let c = m.alloc("c", 256, 256);
+        let d = m.alloc("d", 4, 256);
+        assert_eq!(
+            (a, b, c, d),
+            (0xC000_0000, 0xC024_0000, 0xC024_0100, 0xC024_0200)
+        );
+        // No guard: the byte past `c` is `d`'s first.
+        assert!(m.write_uint(d, 4, 7));
+        assert_eq!(m.read_uint(c + 256, 4), Some(7));
+        // The default: right after the variables, 256 bytes apart.
+        let mut m = GlobalMemory::new();
+        let v = m.alloc_var("table", 1000, 4);
+        let a = m.alloc("a", 16, 4);
+        assert_eq!(a, (v + 1000 + 256).next_multiple_of(256));
     }
 
     #[test]

@@ -99,6 +99,7 @@ impl<'p> TimingHost<'p> {
         let options = FunctionalOptions {
             warp_size: cfg.core.warp_size,
             nsm: cfg.core.num_sms,
+            alloc: cfg.sim.alloc_layout(),
             ..FunctionalOptions::default()
         };
         let mut device = FunctionalHost::new(&p.program, p.entry, options);

@@ -230,6 +230,8 @@ pub struct FunctionalOptions {
     /// Warp instructions one launch may execute before it is stopped as a
     /// runaway (`sim.max_insts`).
     pub step_limit: u64,
+    /// Where the host's allocations go (`sim.alloc_base`, `sim.alloc_guard`).
+    pub alloc: crate::func::memory::AllocLayout,
 }
 
 impl Default for FunctionalOptions {
@@ -241,6 +243,7 @@ impl Default for FunctionalOptions {
             max_resident_ctas: d.max_resident_ctas,
             quantum: d.quantum,
             step_limit: d.step_limit,
+            alloc: Default::default(),
         }
     }
 }
@@ -302,13 +305,14 @@ impl<'p> FunctionalHost<'p> {
                 .iter()
                 .filter(|v| v.module_scope && matches!(v.space, Space::Global | Space::Const))
             {
-                let addr = global.alloc(&v.name, v.size, u64::from(v.align));
+                let addr = global.alloc_var(&v.name, v.size, u64::from(v.align));
                 if let Some(init) = &v.init {
                     global.write(addr, init);
                 }
                 module_vars.insert(v.name.clone(), (addr, v.size));
             }
         }
+        global.set_layout(options.alloc);
         let infos = vec![None; program.module.kernels.len()];
         FunctionalHost {
             program,
