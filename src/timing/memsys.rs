@@ -164,15 +164,13 @@ struct Slice {
     /// Earliest cycle of the next tag lookup (one per cycle).
     next_lookup: u64,
     /// Outstanding DRAM reads, one per L2 line: a slab (entries named in
-    /// `mshr_of` are live, the others listed in `mshr_free`).
+    /// `mshr_of` are live, the others listed in `mshr_free`, their emptied
+    /// waiter lists kept for the next miss: no allocation per miss).
     mshr: Vec<L2Miss>,
     /// The live entries of `mshr` by line (only looked up, never iterated).
     mshr_of: FxHashMap<u64, u32>,
     /// Free entries of `mshr`.
     mshr_free: Vec<u32>,
-    /// Emptied waiter lists of completed DRAM reads, reused by the next
-    /// misses (no allocation per miss).
-    spare_waiters: Vec<Vec<Packet>>,
     port: Port,
 }
 
@@ -390,7 +388,6 @@ impl MemSys {
                     mshr: Vec::new(),
                     mshr_of: FxHashMap::default(),
                     mshr_free: Vec::new(),
-                    spare_waiters: Vec::new(),
                     port: Port::default(),
                 })
                 .collect(),
@@ -858,7 +855,7 @@ impl MemSys {
                 self.reply(now, s, p);
             }
             waiters.clear();
-            self.slices[s].spare_waiters.push(waiters);
+            self.slices[s].mshr[pos].waiters = waiters;
         }
         active
     }
@@ -1015,21 +1012,20 @@ impl MemSys {
                 Some(i) => i,
                 None => {
                     let sl = &mut self.slices[s];
-                    let mut waiters = sl.spare_waiters.pop().unwrap_or_default();
-                    waiters.clear();
-                    let m = L2Miss {
-                        line,
-                        waiters,
-                        pending: 0,
-                        arrived: 0,
-                    };
                     let i = match sl.mshr_free.pop() {
                         Some(i) => {
-                            sl.mshr[i as usize] = m;
+                            let m = &mut sl.mshr[i as usize];
+                            debug_assert!(m.waiters.is_empty());
+                            (m.line, m.pending, m.arrived) = (line, 0, 0);
                             i as usize
                         }
                         None => {
-                            sl.mshr.push(m);
+                            sl.mshr.push(L2Miss {
+                                line,
+                                waiters: Vec::new(),
+                                pending: 0,
+                                arrived: 0,
+                            });
                             sl.mshr.len() - 1
                         }
                     };
