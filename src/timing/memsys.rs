@@ -1313,6 +1313,14 @@ mod tests {
         }
     }
 
+    /// Four full-line writes fill one set of slice 0 (4 ways on `tiny`:
+    /// addresses 16 KB apart), dirty, nothing fetched.
+    fn fill_a_set_dirty(m: &mut MemSys, now: &mut u64) {
+        for i in 0..4u64 {
+            send(m, now, packet(PacketKind::Write, i * 16384, u32::MAX));
+        }
+    }
+
     /// A read miss that evicts a dirty line (allocate on miss) sends its
     /// first sector's read, then the victim's write-back, then the other
     /// sectors' reads: GPGPU-Sim's sector L2 looks the line's sectors up
@@ -1324,15 +1332,8 @@ mod tests {
         cfg.l2.allocate_on_miss = true;
         let mut m = MemSys::new(&cfg);
         let mut now = 0;
-        // Four full-line writes fill one set's 4 ways (dirty, nothing
-        // fetched); a read of a fifth line of the set evicts the LRU one.
-        for i in 0..4u64 {
-            send(
-                &mut m,
-                &mut now,
-                packet(PacketKind::Write, i * 16384, u32::MAX),
-            );
-        }
+        // A read of a fifth line of the filled set evicts the LRU one.
+        fill_a_set_dirty(&mut m, &mut now);
         assert!(m.sent_dram.is_empty());
         send(
             &mut m,
@@ -1368,13 +1369,7 @@ mod tests {
     fn lookups_after_a_dirty_eviction(cfg: &GpuConfig) -> (u64, u64) {
         let mut m = MemSys::new(cfg);
         let mut now = 0;
-        for i in 0..4u64 {
-            send(
-                &mut m,
-                &mut now,
-                packet(PacketKind::Write, i * 16384, u32::MAX),
-            );
-        }
+        fill_a_set_dirty(&mut m, &mut now);
         assert_eq!(m.stats.l2_writebacks, 0);
         m.inject(now, 0, packet(PacketKind::Write, 4 * 16384, u32::MAX));
         m.inject(now, 0, packet(PacketKind::Write, 128, u32::MAX));
