@@ -191,33 +191,49 @@ const PARAM_LOADS: u64 = 3;
 
 #[test]
 fn lru_over_two_ways_decides_the_misses() {
-    let cfg = gtx480(&[]);
-    assert_eq!((cfg.l1c.sets, cfg.l1c.ways, cfg.l1c.line), (64, 2, 64));
     let k = 12;
-    // n lines of one set: 1 and 2 fit its 2 ways (each line misses once),
-    // 3 do not: under LRU each load evicts the line the next one needs.
-    // (The parameter line may share the set; it is never read again.)
-    let mut reads = Vec::new();
-    for (n, table_misses) in [(1, 1), (2, 2), (3, k)] {
-        let r = micro::run(&walk("lru", n, k as u32, 1), &cfg, "gto", &[], false);
-        let t = &r.stats.total;
-        assert_eq!(
-            t.l1c_accesses,
-            PARAM_LOADS + k,
-            "n = {n}: one line per load"
-        );
-        assert_eq!(t.l1c_merges, PARAM_LOADS - 1, "n = {n}");
-        assert_eq!(t.l1c_misses, 1 + table_misses, "n = {n}");
-        assert_eq!(t.l1d.accesses, 0, "n = {n}: the L1D is not used");
-        reads.push(r.stats.mem.dram_reads);
-    }
-    // Each table line the L1C missed is read from DRAM once, its two
-    // sectors (later misses of it hit the L2); the other reads (the
-    // parameter line, the instruction lines) are the same for every n.
-    // (Were the symbol's copy to fill the L2, as an allocation's does,
-    // no table line would be read from DRAM.)
-    assert_eq!(reads[1] - reads[0], 2, "one more table line");
-    assert_eq!(reads[2] - reads[0], 4, "two more table lines");
+    // DRAM reads of the walk over n lines, with `l2.half_line_alias` on
+    // (the preset) or off.
+    let reads = |alias: bool| {
+        let cfg = gtx480(&[&format!("l2.half_line_alias={alias}")]);
+        assert_eq!((cfg.l1c.sets, cfg.l1c.ways, cfg.l1c.line), (64, 2, 64));
+        // n lines of one set: 1 and 2 fit its 2 ways (each line misses
+        // once), 3 do not: under LRU each load evicts the line the next
+        // one needs. (The parameter line may share the set; it is never
+        // read again.)
+        let mut reads = Vec::new();
+        for (n, table_misses) in [(1, 1), (2, 2), (3, k)] {
+            let r = micro::run(&walk("lru", n, k as u32, 1), &cfg, "gto", &[], false);
+            let t = &r.stats.total;
+            assert_eq!(
+                t.l1c_accesses,
+                PARAM_LOADS + k,
+                "n = {n}: one line per load"
+            );
+            assert_eq!(t.l1c_merges, PARAM_LOADS - 1, "n = {n}");
+            assert_eq!(t.l1c_misses, 1 + table_misses, "n = {n}");
+            assert_eq!(t.l1d.accesses, 0, "n = {n}: the L1D is not used");
+            reads.push(r.stats.mem.dram_reads);
+        }
+        reads
+    };
+    // Each L1C miss reads the line's two 32-byte sectors through the L2;
+    // the other reads (the parameter line, the instruction lines) are the
+    // same for every n. (Were the symbol's copy to fill the L2, as an
+    // allocation's does, no table line would be read from DRAM.) Without
+    // the alias a line's first miss reads both sectors from DRAM and its
+    // later misses hit the L2.
+    let r = reads(false);
+    assert_eq!(r[1] - r[0], 2, "one more table line, two sectors");
+    assert_eq!(r[2] - r[0], 4, "two more table lines");
+    // GPGPU-Sim gives a 64-byte read's second sector the first's address:
+    // a line's first miss reads only its first sector from DRAM (the
+    // second joins that miss and stays invalid), its second miss reads
+    // the second sector, later misses hit. With n = 1 and 2 each line
+    // misses once; with n = 3 each of the three misses four times.
+    let r = reads(true);
+    assert_eq!(r[1] - r[0], 1, "one more table line, its first sector");
+    assert_eq!(r[2] - r[0], 3 * 2 - 1, "three lines, both sectors each");
 }
 
 #[test]
@@ -270,4 +286,97 @@ fn lines_stay_from_one_launch_to_the_next() {
     let off = gtx480(&["l1c.sets=0"]);
     let r_off = micro::run(&walk("launches", 1, 8, 2), &off, "gto", &[], false);
     assert_eq!(second.cycles, r_off.stats.launches[1].cycles);
+}
+
+/// `warps` warps read one `.const` word each: every warp but the last
+/// `tab[0]` (line 0), the last `tab[1024]` (line 64, the same set), all
+/// at the same instruction (8), then add 1 (9) and store (`out[i]` =
+/// 1 or 1025). The kernel reads its parameter first, and needs it
+/// (the store's address) before the loads, so the parameter line's miss
+/// has been drained when they are looked up.
+fn drain_kernel(warps: u32) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpusim-l1c-drain-{}-{warps}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let last = warps - 1;
+    let ptx = format!(
+        ".version 7.0\n.target sm_70\n.address_size 64\n.const .align 4 .u32 tab[2048];\n\
+         .visible .entry drain(.param .u64 out)\n{{\n\
+         .reg .pred %p<2>;\n.reg .u32 %r<12>;\n.reg .u64 %rd<8>;\n\
+         ld.param.u64 %rd1, [out];\nmov.u32 %r5, %tid.x;\nmul.wide.u32 %rd4, %r5, 4;\n\
+         add.u64 %rd6, %rd1, %rd4;\nshr.u32 %r6, %r5, 5;\nsetp.eq.u32 %p1, %r6, {last};\n\
+         mov.u64 %rd5, tab;\n@%p1 add.u64 %rd5, %rd5, 4096;\nld.const.u32 %r1, [%rd5];\n\
+         add.u32 %r3, %r1, 1;\nst.global.u32 [%rd6], %r3;\nret;\n}}\n"
+    );
+    std::fs::write(dir.join("drain.ptx"), ptx).unwrap();
+    let n = 32 * warps;
+    let expect: Vec<&str> = (0..n)
+        .map(|i| if i / 32 == last { "1025" } else { "1" })
+        .collect();
+    let path = dir.join("drain.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "ptx = \"drain.ptx\"\nworkload = \"buffers\"\ngrid = [1, 1, 1]\nblock = [{n}, 1, 1]\n\
+             params = [\"out\"]\n\
+             [[symbols]]\nname = \"tab\"\ntype = \"u32\"\ninit = \"iota\"\n\
+             [[buffers]]\nname = \"out\"\ntype = \"u32\"\nlen = {n}\nexpect = [{}]\n",
+            expect.join(", ")
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// Instruction indices of the drain kernel: the load and the add.
+const DRAIN_LD: u32 = 8;
+const DRAIN_ADD: u32 = 9;
+
+#[test]
+fn a_filled_mshr_is_held_until_its_requests_are_drained() {
+    // GPGPU-Sim's L1C keeps a filled MSHR until the writeback stage has
+    // drained its merged requests, one per cycle, the oldest first
+    // (`mshr_table::next_access` erases the entry with its last). With one
+    // MSHR, the w warps whose loads of line 0 are looked up before the
+    // last warp's load of line 64 share line 0's miss; line 64's lookup
+    // finds no MSHR until line 0's fill (cycle F) has been drained, at
+    // F + w − 1, and holds the LD/ST unit (later loads of line 0 then
+    // hit). Warp 0's add issues d cycles after F (it is drained first),
+    // the last warp's d cycles after line 64's fill, L cycles after its
+    // miss. With the DRAM clocked as the core every miss takes the same
+    // L, so the span between the two adds is w − 1 + L: one cycle per
+    // request drained. The LD/ST unit takes loads in issue order, so w
+    // is the number of other warps that issued their load before the
+    // last warp did.
+    let core = gtx480(&[]).core.clock_mhz;
+    let clock = format!("dram.clock_mhz={core}");
+    let span = |warps: u32, mshrs: u32| {
+        let cfg = gtx480(&[&format!("l1c.mshrs={mshrs}"), &clock]);
+        let r = micro::run(&drain_kernel(warps), &cfg, "gto", &[], true);
+        let at = |slot: u32, pc: u32| {
+            r.log
+                .iter()
+                .find(|e| e.slot == slot && e.pc == pc)
+                .map(|e| e.cycle)
+                .expect("the warp issues it")
+        };
+        let last = warps - 1;
+        let before = (0..last)
+            .filter(|&w| at(w, DRAIN_LD) < at(last, DRAIN_LD))
+            .count() as u64;
+        // The parameter line, line 0 and line 64 miss once each.
+        assert_eq!(r.stats.total.l1c_misses, 3, "{warps} warps");
+        (at(last, DRAIN_ADD) - at(0, DRAIN_ADD), before)
+    };
+    let (s4, w4) = span(4, 1);
+    let (s8, w8) = span(8, 1);
+    let (s16, w16) = span(16, 1);
+    assert_eq!((w4, w8), (3, 7), "in warp order");
+    assert!(w16 >= 8, "most warps issue before the last");
+    assert_eq!(s8 - w8, s4 - w4, "one cycle per request drained");
+    assert_eq!(s16 - w16, s4 - w4, "one cycle per request drained");
+    // With two MSHRs line 64's miss is sent at once and its fill does
+    // not wait for line 0's: the span is shorter.
+    let (t4, _) = span(4, 2);
+    let (t8, _) = span(8, 2);
+    assert!(t4 < s4 && t8 < s8);
 }

@@ -490,6 +490,20 @@ pub struct L2Config {
     /// bytes are tracked in 32nds of the line (4 bytes on 128-byte
     /// lines). false: any store makes its sectors readable.
     pub partial_write_miss: bool,
+    /// A 64-byte read (what the constant cache sends on a miss) splits
+    /// into its two sectors as GPGPU-Sim 4.2 splits it
+    /// (`memory_sub_partition::breakdown_request_to_sector_requests`, the
+    /// branch for the constant cache), giving the second sector the
+    /// first's address: while the first is not valid the second merges
+    /// into the first's miss, is served with its data and stays invalid,
+    /// so the next read of the pair fetches it then. false: each sector
+    /// misses and fills on its own.
+    pub half_line_alias: bool,
+    /// Requests one sector miss holds, the one that sent it included
+    /// (GPGPU-Sim's L2 MSHR merge limit, the 4 of `A:256:4` in
+    /// `-gpgpu_cache:dl2`): a lookup that would join a miss already
+    /// holding that many waits until its data arrives. 0: unbounded.
+    pub mshr_merge: u32,
     /// Bytes per cycle a slice's data array reads out for a write-back
     /// (GPGPU-Sim's L2 data port width, the last field of
     /// `-gpgpu_cache:dl2`): a lookup or fill that evicts a dirty line
@@ -805,6 +819,8 @@ impl GpuConfig {
                 rop_transfer: true,
                 allocate_on_miss: true,
                 partial_write_miss: true,
+                half_line_alias: true,
+                mshr_merge: 4,
                 data_port_width: 32,
             },
             dram: DramConfig {
@@ -907,6 +923,8 @@ impl GpuConfig {
         c.l2.rop_transfer = false;
         c.l2.allocate_on_miss = false;
         c.l2.partial_write_miss = false;
+        c.l2.half_line_alias = false;
+        c.l2.mshr_merge = 0;
         c.l1d.store_transactions = false;
         // Buffers after the module's variables with 256-byte guards
         // (overruns are errors), as before `sim.alloc_base` existed.

@@ -42,6 +42,7 @@ const MAY_BE_ZERO: &[&str] = &[
     "l1c.mshr_merge",
     "opcoll.mem_queue",   // memory instructions issue only to an idle LD/ST unit
     "l2.data_port_width", // write-backs cost no lookup time
+    "l2.mshr_merge",      // 0 = unbounded
     "dram.scheduler",     // 0 = FIFO
     "dram.bank_group_indexing", // 0 = high bits
     "dram.t_ccdl",        // no bank-group constraint (GPGPU-Sim's default)

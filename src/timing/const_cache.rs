@@ -9,16 +9,24 @@
 //! * **hits** a present line: that request is served
 //!   `latency.const_load` cycles later (LRU updated);
 //! * **merges** into the MSHR already fetching the line, if it holds
-//!   fewer than `l1c.mshr_merge` requests: served when the line arrives;
+//!   fewer than `l1c.mshr_merge` requests: drained once the line arrives;
 //! * **misses** into a free MSHR (one of `l1c.mshrs`): a read of the
 //!   line goes to L2 (leaving the cycle after the lookup, GPGPU-Sim's miss
-//!   queue), and its requests are served when it arrives;
+//!   queue), and its requests are drained once it arrives;
 //! * **fails** when neither is possible (every MSHR in use, or the line's
 //!   MSHR full): the unit retries every cycle (counted in `l1c_stall`).
 //!
 //! Lines are allocated when their data arrives (GPGPU-Sim's `ON_FILL`),
 //! into an invalid way else the least recently used one (read-only: no
-//! write-back), so a miss never waits for a way. The cache is not flushed
+//! write-back), so a miss never waits for a way.
+//!
+//! A filled MSHR joins a queue of ready entries (GPGPU-Sim's
+//! `m_current_response`) whose requests the LD/ST unit's writeback stage
+//! drains one per cycle, the oldest entry first ([`ConstCache::next_ready`],
+//! `mshr_table::next_access`). The MSHR stays in use until its last request
+//! has been drained: a filled entry with 32 merged requests holds its MSHR
+//! 32 more cycles, and a lookup of its line that misses meanwhile (the line
+//! evicted again) joins it and is drained with it, without a new read. The cache is not flushed
 //! between launches (GPGPU-Sim never invalidates its L1C): a kernel
 //! parameter line a launch brought in is still there for the next.
 //!
@@ -29,6 +37,8 @@
 //!
 //! This file keeps the tags and MSHRs; the SM sends the reads and serves
 //! the requests ([`crate::timing::ldst`]).
+
+use std::collections::VecDeque;
 
 use crate::config::ConstCacheConfig;
 use crate::timing::cache::TagArray;
@@ -52,13 +62,13 @@ pub enum ConstLookup {
     Fail,
 }
 
-/// A miss in flight: its line and the requests (in-flight instruction
-/// ids) waiting for it.
+/// A miss in flight, or filled and being drained: its line and the
+/// requests (in-flight instruction ids) waiting for it, oldest first.
 #[derive(Clone, Debug, Default)]
 struct ConstMshr {
     line: u64,
     used: bool,
-    waiters: Vec<u32>,
+    waiters: VecDeque<u32>,
 }
 
 /// One SM's constant cache.
@@ -67,6 +77,8 @@ pub struct ConstCache {
     tags: TagArray,
     mshrs: Vec<ConstMshr>,
     merge: usize,
+    /// Filled MSHRs whose requests are being drained, oldest first.
+    ready: VecDeque<u32>,
 }
 
 impl ConstCache {
@@ -76,6 +88,7 @@ impl ConstCache {
             tags: TagArray::new(cfg.sets.max(1), cfg.ways.max(1)),
             mshrs: vec![ConstMshr::default(); cfg.mshrs.max(1) as usize],
             merge: cfg.mshr_merge.max(1) as usize,
+            ready: VecDeque::new(),
         }
     }
 
@@ -100,7 +113,7 @@ impl ConstCache {
             if m.waiters.len() >= self.merge {
                 return ConstLookup::Fail;
             }
-            m.waiters.push(inflight);
+            m.waiters.push_back(inflight);
             return ConstLookup::Merged;
         }
         if !can_send {
@@ -113,18 +126,36 @@ impl ConstCache {
         m.used = true;
         m.line = line;
         m.waiters.clear();
-        m.waiters.push(inflight);
+        m.waiters.push_back(inflight);
         ConstLookup::Miss(i as u32)
     }
 
     /// The read of MSHR `id` arrived: its line is allocated (LRU, no
-    /// write-back) and its waiting requests are appended to `served`.
-    pub fn fill(&mut self, id: u32, served: &mut Vec<u32>) {
-        let m = &mut self.mshrs[id as usize];
+    /// write-back) and the MSHR joins the ready queue; it stays in use
+    /// until [`ConstCache::next_ready`] has drained its requests.
+    pub fn fill(&mut self, id: u32) {
+        let m = &self.mshrs[id as usize];
         debug_assert!(m.used, "a constant-cache reply has its MSHR");
-        m.used = false;
         let _ = self.tags.fill(m.line, 0, false);
-        served.append(&mut m.waiters);
+        self.ready.push_back(id);
+    }
+
+    /// True while a filled MSHR has requests to drain.
+    pub fn has_ready(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
+    /// The oldest request of the oldest filled MSHR (one per call; the
+    /// caller drains one per cycle), freeing the MSHR with its last.
+    pub fn next_ready(&mut self) -> Option<u32> {
+        let &id = self.ready.front()?;
+        let m = &mut self.mshrs[id as usize];
+        let r = m.waiters.pop_front();
+        if m.waiters.is_empty() {
+            m.used = false;
+            self.ready.pop_front();
+        }
+        r
     }
 }
 
@@ -150,11 +181,54 @@ mod tests {
         // The MSHR holds its limit of 2 requests.
         assert_eq!(c.lookup(5, 2, true), ConstLookup::Fail);
         assert!(!c.present(5));
-        let mut served = Vec::new();
-        c.fill(0, &mut served);
-        assert_eq!(served, vec![0, 1]);
+        c.fill(0);
         assert!(c.present(5));
         assert_eq!(c.lookup(5, 3, true), ConstLookup::Hit);
+        assert_eq!(drain(&mut c), vec![0, 1]);
+    }
+
+    /// Drains every ready request, one call each.
+    fn drain(c: &mut ConstCache) -> Vec<u32> {
+        std::iter::from_fn(|| c.next_ready()).collect()
+    }
+
+    /// GPGPU-Sim's `mshr_table::next_access`: a filled MSHR stays in use
+    /// until its last request is drained; ready entries drain oldest
+    /// first; a miss on a draining entry's line (evicted meanwhile) joins
+    /// it without a new read.
+    #[test]
+    fn a_filled_mshr_is_held_until_drained() {
+        let mut c = cache(1, 4);
+        assert_eq!(c.lookup(0, 10, true), ConstLookup::Miss(0));
+        assert_eq!(c.lookup(0, 11, true), ConstLookup::Merged);
+        assert_eq!(c.lookup(0, 12, true), ConstLookup::Merged);
+        c.fill(0);
+        assert!(c.has_ready());
+        // Held: another line finds no MSHR.
+        assert_eq!(c.lookup(1, 20, true), ConstLookup::Fail);
+        assert_eq!(c.next_ready(), Some(10));
+        assert_eq!(c.next_ready(), Some(11));
+        assert_eq!(c.lookup(1, 20, true), ConstLookup::Fail);
+        // Lines 2 and 4 fill set 0's two ways, evicting line 0 while its
+        // MSHR drains.
+        c.tags.fill(2, 0, false);
+        c.tags.fill(4, 0, false);
+        assert!(!c.present(0));
+        assert_eq!(c.lookup(0, 13, true), ConstLookup::Merged);
+        assert_eq!(c.next_ready(), Some(12));
+        assert_eq!(c.next_ready(), Some(13));
+        assert!(!c.has_ready());
+        assert_eq!(c.next_ready(), None);
+        // Released with its last request.
+        assert_eq!(c.lookup(1, 20, true), ConstLookup::Miss(0));
+        // Two filled entries drain in fill order.
+        let mut c = cache(2, 4);
+        assert_eq!(c.lookup(7, 1, true), ConstLookup::Miss(0));
+        assert_eq!(c.lookup(9, 2, true), ConstLookup::Miss(1));
+        assert_eq!(c.lookup(9, 3, true), ConstLookup::Merged);
+        c.fill(1);
+        c.fill(0);
+        assert_eq!(drain(&mut c), vec![2, 3, 1]);
     }
 
     #[test]
@@ -164,8 +238,13 @@ mod tests {
         assert_eq!(c.lookup(1, 0, true), ConstLookup::Miss(0));
         assert_eq!(c.lookup(2, 1, true), ConstLookup::Miss(1));
         assert_eq!(c.lookup(3, 2, true), ConstLookup::Fail);
-        let mut served = Vec::new();
-        c.fill(1, &mut served);
+        c.fill(1);
+        assert_eq!(
+            c.lookup(3, 2, true),
+            ConstLookup::Fail,
+            "held until drained"
+        );
+        assert_eq!(c.next_ready(), Some(1));
         assert_eq!(c.lookup(3, 2, true), ConstLookup::Miss(1));
     }
 
@@ -173,16 +252,16 @@ mod tests {
     fn allocation_at_fill_is_lru() {
         // Lines 0, 2, 4 share set 0 of a 2-set, 2-way cache.
         let mut c = cache(4, 32);
-        let mut served = Vec::new();
         for (id, line) in [0u64, 2].iter().enumerate() {
             assert_eq!(c.lookup(*line, 0, true), ConstLookup::Miss(id as u32));
         }
-        c.fill(0, &mut served);
-        c.fill(1, &mut served);
+        c.fill(0);
+        c.fill(1);
+        assert_eq!(drain(&mut c), vec![0, 0]);
         // Touch 0: 2 is now the least recently used.
         assert_eq!(c.lookup(0, 0, true), ConstLookup::Hit);
         assert_eq!(c.lookup(4, 0, true), ConstLookup::Miss(0));
-        c.fill(0, &mut served);
+        c.fill(0);
         assert!(c.present(0) && c.present(4) && !c.present(2));
     }
 }

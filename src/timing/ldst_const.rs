@@ -144,29 +144,38 @@ impl Sm {
     }
 
     /// The constant cache's read `p` (tagged `CONST_TAG | MSHR`) arrived:
-    /// its line is allocated and the requests waiting for it are served,
-    /// one per cycle.
+    /// its line is allocated and its MSHR joins the ready queue, whose
+    /// requests the writeback stage drains one per cycle
+    /// ([`Sm::const_drain`]), the first in this cycle if the stage is free.
     pub(crate) fn const_fill(&mut self, p: &Packet, now: u64, ctx: &LaunchCtx<'_>) {
-        let mut served = std::mem::take(&mut self.const_served);
         if let Some(c) = self.l1c.as_mut() {
-            c.fill(p.tag & !CONST_TAG, &mut served);
+            c.fill(p.tag & !CONST_TAG);
         }
-        // The fill's requests reach the writeback stage one per
-        // cycle (GPGPU-Sim: `ldst_unit::writeback` takes one of the
-        // L1C's ready accesses per cycle, `next_access`).
-        for (i, &id) in served.iter().enumerate() {
-            if i == 0 {
-                self.request_done(id, now, ctx);
-            } else {
-                self.events
-                    .push(now + i as u64, SmEvent::RequestDone { id });
-            }
-        }
-        served.clear();
-        self.const_served = served;
-        // A unit waiting for an MSHR may go on.
-        if self.ldst_stall == LdStStall::Const {
+        self.const_drain(now, ctx);
+        // The SM runs to drain the rest, and a unit waiting for an MSHR
+        // may go on once its MSHR is drained.
+        if self.const_draining() || self.ldst_stall == LdStStall::Const {
             self.changed = true;
         }
+    }
+
+    /// True while filled constant-cache MSHRs have requests to drain.
+    pub(crate) fn const_draining(&self) -> bool {
+        self.l1c.as_ref().is_some_and(|c| c.has_ready())
+    }
+
+    /// The writeback stage takes one request of the constant cache's
+    /// filled MSHRs per cycle (GPGPU-Sim: `ldst_unit::writeback` takes one
+    /// of the L1C's ready accesses per cycle, `next_access`, before the
+    /// unit's lookups of that cycle); the MSHR is freed with its last.
+    pub(crate) fn const_drain(&mut self, now: u64, ctx: &LaunchCtx<'_>) {
+        if self.const_drain_at > now {
+            return;
+        }
+        let Some(id) = self.l1c.as_mut().and_then(|c| c.next_ready()) else {
+            return;
+        };
+        self.const_drain_at = now + 1;
+        self.request_done(id, now, ctx);
     }
 }

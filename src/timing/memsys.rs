@@ -101,6 +101,9 @@ struct L2Miss {
     pending: u32,
     /// Sectors arrived.
     arrived: u32,
+    /// Per sector: the sector requests its miss holds, the one that sent
+    /// it included (`l2.mshr_merge` bounds them).
+    merges: [u8; 32],
 }
 
 /// A slice's ejection side of the request crossbar.
@@ -200,6 +203,10 @@ pub struct MemStats {
     pub dram_busy_cycles: u64,
     /// Slice-cycles a lookup waited because its DRAM queue was full.
     pub dram_full: u64,
+    /// Slice-cycles a lookup waited because a sector miss it would join
+    /// already held `l2.mshr_merge` requests (GPGPU-Sim's
+    /// `MSHR_MERGE_ENRTY_FAIL`).
+    pub merge_full: u64,
     /// Slice-cycles a lookup waited because the slice's reply buffer
     /// (`icnt.reply_buffer` packets) was full (GPGPU-Sim's
     /// `gpu_stall_icnt2sh`, per slice-cycle).
@@ -229,6 +236,7 @@ impl MemStats {
             dram_bytes: self.dram_bytes - before.dram_bytes,
             dram_busy_cycles: self.dram_busy_cycles - before.dram_busy_cycles,
             dram_full: self.dram_full - before.dram_full,
+            merge_full: self.merge_full - before.merge_full,
             reply_full: self.reply_full - before.reply_full,
             icnt_requests: self.icnt_requests - before.icnt_requests,
             icnt_replies: self.icnt_replies - before.icnt_replies,
@@ -277,6 +285,10 @@ pub struct MemSys {
     l2_allocate_on_miss: bool,
     /// `l2.partial_write_miss`.
     l2_partial_write_miss: bool,
+    /// `l2.half_line_alias`.
+    l2_half_line_alias: bool,
+    /// `l2.mshr_merge` (0: unbounded).
+    l2_mshr_merge: u32,
     /// `l1d.store_transactions`: a write of a whole L2 line's payload
     /// accesses all its sectors.
     store_transactions: bool,
@@ -330,6 +342,8 @@ pub struct MemSys {
     blocked_now: u64,
     /// Slices blocked on a full reply buffer in the current cycle.
     reply_blocked_now: u64,
+    /// Slices blocked on a full sector miss in the current cycle.
+    merge_blocked_now: u64,
     /// Nothing can happen before this cycle (fast path of `cycle`).
     next_due: u64,
     /// Tests: every request sent to the DRAM, in order.
@@ -366,6 +380,8 @@ impl MemSys {
             rop_transfer: cfg.l2.rop_transfer,
             l2_allocate_on_miss: cfg.l2.allocate_on_miss,
             l2_partial_write_miss: cfg.l2.partial_write_miss,
+            l2_half_line_alias: cfg.l2.half_line_alias,
+            l2_mshr_merge: cfg.l2.mshr_merge,
             store_transactions: cfg.l1d.store_transactions,
             l2_data_port: u64::from(cfg.l2.data_port_width),
             to_l2: EventQueue::new(),
@@ -416,6 +432,7 @@ impl MemSys {
             req_granted: Vec::new(),
             blocked_now: 0,
             reply_blocked_now: 0,
+            merge_blocked_now: 0,
             next_due: 0,
             #[cfg(test)]
             sent_dram: Vec::new(),
@@ -687,6 +704,7 @@ impl MemSys {
     ) -> bool {
         self.blocked_now = 0;
         self.reply_blocked_now = 0;
+        self.merge_blocked_now = 0;
         if now < self.next_due {
             return false;
         }
@@ -922,11 +940,39 @@ impl MemSys {
             let merged = self.slices[s].mshr_of.get(&line).map(|&i| i as usize);
             let pending = merged.map_or(0, |i| self.slices[s].mshr[i].pending);
             // Sectors to fetch: needed, not valid, not already on their way.
-            let fetch = if write {
+            let mut fetch = if write {
                 0
             } else {
                 need & !readable & !pending
             };
+            // Sectors that join misses already on their way.
+            let mut joins = if write { 0 } else { need & !readable & pending };
+            // `l2.half_line_alias`: a 64-byte read's second sector has the
+            // first's address, so while the first is not valid it joins
+            // the first's miss (sent now or already on its way), is served
+            // with it and stays invalid.
+            let first = need & need.wrapping_neg();
+            let mut alias = 0;
+            if self.l2_half_line_alias
+                && p.kind == PacketKind::Read
+                && p.reply_bytes == 64
+                && need.count_ones() == 2
+                && first & !readable != 0
+            {
+                fetch &= first;
+                joins &= first;
+                alias = first;
+            }
+            // `l2.mshr_merge`: a sector miss holds that many requests; one
+            // more waits (GPGPU-Sim's MSHR_MERGE_ENRTY_FAIL) until its
+            // data arrives.
+            if self.l2_mshr_merge > 0
+                && let Some(i) = merged
+                && self.merge_full(&self.slices[s].mshr[i], joins, alias)
+            {
+                self.merge_blocked_now += 1;
+                continue;
+            }
             if fetch != 0 && !self.dram.can_accept_n(s as u32, fetch.count_ones()) {
                 // The DRAM queue is full: the lookup waits (counted stall).
                 self.blocked_now += 1;
@@ -1017,6 +1063,7 @@ impl MemSys {
                             let m = &mut sl.mshr[i as usize];
                             debug_assert!(m.waiters.is_empty());
                             (m.line, m.pending, m.arrived) = (line, 0, 0);
+                            m.merges = [0; 32];
                             i as usize
                         }
                         None => {
@@ -1025,6 +1072,7 @@ impl MemSys {
                                 waiters: Vec::new(),
                                 pending: 0,
                                 arrived: 0,
+                                merges: [0; 32],
                             });
                             sl.mshr.len() - 1
                         }
@@ -1033,8 +1081,24 @@ impl MemSys {
                     i
                 }
             };
-            self.slices[s].mshr[i].waiters.push(p);
-            self.slices[s].mshr[i].pending |= fetch;
+            let m = &mut self.slices[s].mshr[i];
+            m.waiters.push(p);
+            m.pending |= fetch;
+            let mut f = fetch;
+            while f != 0 {
+                m.merges[f.trailing_zeros() as usize] = 1;
+                f &= f - 1;
+            }
+            let mut j = joins;
+            while j != 0 {
+                let k = j.trailing_zeros() as usize;
+                m.merges[k] = m.merges[k].saturating_add(1);
+                j &= j - 1;
+            }
+            if alias != 0 {
+                let k = alias.trailing_zeros() as usize;
+                m.merges[k] = m.merges[k].saturating_add(1);
+            }
             let base = p.addr - p.addr % self.l2_line;
             let mut f = fetch;
             while f != 0 {
@@ -1150,10 +1214,29 @@ impl MemSys {
             .map_or(u64::MAX, |e| e.ready.max(sl.next_lookup));
     }
 
+    /// True if miss `m` cannot take a packet whose sectors `joins` join
+    /// their pending misses (and, with `alias`, whose second sector joins
+    /// the miss of sector `alias` too): one of them already holds
+    /// `l2.mshr_merge` requests.
+    fn merge_full(&self, m: &L2Miss, joins: u32, alias: u32) -> bool {
+        let limit = self.l2_mshr_merge;
+        let mut j = joins;
+        while j != 0 {
+            let k = j.trailing_zeros();
+            j &= j - 1;
+            let extra = 1 + u32::from(alias >> k & 1 == 1);
+            if u32::from(m.merges[k as usize]) + extra > limit {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Adds this cycle's stall counts `cycles` times (idle skipping).
     pub fn account(&mut self, cycles: u64) {
         self.stats.dram_full += self.blocked_now * cycles;
         self.stats.reply_full += self.reply_blocked_now * cycles;
+        self.stats.merge_full += self.merge_blocked_now * cycles;
     }
 
     /// The earliest cycle after the last [`MemSys::cycle`] at which
@@ -1462,5 +1545,121 @@ mod tests {
         let (s0, s1) = rop_entries(80);
         assert_eq!(s0, vec![2, 3, 4, 7, 11, 15]);
         assert_eq!(s1, vec![8]);
+    }
+
+    /// Sends the packets `ps` in one cycle and runs until the memory
+    /// system is idle; returns each packet's reply cycle, by tag.
+    fn send_all(m: &mut MemSys, now: &mut u64, ps: &[Packet]) -> Vec<u64> {
+        for &p in ps {
+            m.inject(*now, 0, p);
+        }
+        let (mut atomics, mut replies) = (Vec::new(), Vec::new());
+        let mut at = vec![0; ps.len()];
+        while m.busy() && *now < 1_000_000 {
+            replies.clear();
+            m.cycle(*now, &mut atomics, &mut replies);
+            m.account(1);
+            for r in &replies {
+                at[r.tag as usize] = *now;
+            }
+            *now += 1;
+        }
+        at
+    }
+
+    /// The constant cache's miss: a 64-byte read of the half line at
+    /// `addr` (its 16 four-byte chunks).
+    fn half_line(addr: u64) -> Packet {
+        Packet {
+            reply_bytes: 64,
+            ..packet(PacketKind::Read, addr, (1 << 16) - 1)
+        }
+    }
+
+    /// `l2.half_line_alias` (GPGPU-Sim 4.2 gives both sector requests of a
+    /// 64-byte read the read's address): the first read of a cold half
+    /// line fetches only its first sector, the second joining that miss
+    /// and staying invalid; the next read fetches the second sector (a
+    /// DRAM trip again), the one after hits. Without the alias the first
+    /// read fetches both sectors and the second hits.
+    #[test]
+    fn a_64_byte_reads_second_sector_joins_the_first_miss() {
+        let mut lat = Vec::new();
+        for alias in [true, false] {
+            let mut cfg = GpuConfig::tiny();
+            cfg.l2.half_line_alias = alias;
+            let mut m = MemSys::new(&cfg);
+            let mut now = 0;
+            let mut reads = Vec::new();
+            let mut l = Vec::new();
+            for _ in 0..3 {
+                let start = now;
+                l.push(send_all(&mut m, &mut now, &[half_line(0x4040)])[0] - start);
+                reads.push(m.stats.dram_reads);
+            }
+            assert_eq!(m.stats.l2_accesses, 6, "two sectors a read");
+            if alias {
+                assert_eq!(reads, vec![1, 2, 2]);
+                assert_eq!(
+                    m.stats.l2_hits,
+                    1 + 2,
+                    "the second read hits its first sector"
+                );
+            } else {
+                assert_eq!(reads, vec![2, 2, 2]);
+                assert_eq!(m.stats.l2_hits, 2 + 2);
+            }
+            lat.push(l);
+        }
+        let (on, off) = (&lat[0], &lat[1]);
+        assert_eq!(on[2], off[1], "both sectors valid: an L2 hit");
+        assert_eq!(off[2], off[1]);
+        assert!(on[1] > on[2], "the second read waits for DRAM");
+        // A 128-byte read is not split so: every sector misses on its own.
+        let mut cfg = GpuConfig::tiny();
+        cfg.l2.half_line_alias = true;
+        let mut m = MemSys::new(&cfg);
+        let mut now = 0;
+        send_all(
+            &mut m,
+            &mut now,
+            &[packet(PacketKind::Read, 0x4000, u32::MAX)],
+        );
+        assert_eq!(m.stats.dram_reads, 4);
+    }
+
+    /// `l2.mshr_merge` (GPGPU-Sim's L2 MSHRs, `A:256:4`: four requests per
+    /// sector miss): five reads of one cold line arrive together; the
+    /// first misses on its four sectors, the next three join those
+    /// misses, the fifth finds each sector's miss full and waits (counted
+    /// in `merge_full`) until the data arrives, then hits. Unbounded, the
+    /// fifth joins too and is answered with the others.
+    #[test]
+    fn a_sector_miss_holds_at_most_mshr_merge_requests() {
+        for limit in [4, 0] {
+            let mut cfg = GpuConfig::tiny();
+            cfg.l2.mshr_merge = limit;
+            let mut m = MemSys::new(&cfg);
+            let mut now = 0;
+            let ps: Vec<Packet> = (0..5)
+                .map(|tag| Packet {
+                    tag,
+                    ..packet(PacketKind::Read, 0x4000, u32::MAX)
+                })
+                .collect();
+            let at = send_all(&mut m, &mut now, &ps);
+            let s = &m.stats;
+            assert_eq!(s.dram_reads, 4, "limit {limit}: one fetch per sector");
+            assert_eq!(s.l2_accesses, 20, "limit {limit}");
+            // Replies leave in order; the first four together with the fill.
+            assert!(at.windows(2).all(|w| w[0] < w[1]), "limit {limit}: {at:?}");
+            if limit == 4 {
+                assert_eq!(s.l2_hits, 4, "the fifth read hits after the fill");
+                assert!(s.merge_full > 0);
+            } else {
+                assert_eq!(s.l2_hits, 0);
+                assert_eq!(s.merge_full, 0);
+            }
+        }
     }
 }

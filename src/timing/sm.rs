@@ -513,8 +513,9 @@ pub struct Sm {
     /// The constant cache's tags and MSHRs (`None` with `l1c.sets` = 0:
     /// every constant read hits); boxed, as `l1t`.
     pub l1c: Option<Box<crate::timing::const_cache::ConstCache>>,
-    /// Constant-cache requests a fill served (reused buffer).
-    pub const_served: Vec<u32>,
+    /// The first cycle the writeback stage may drain the constant
+    /// cache's next ready request ([`Sm::const_drain`]).
+    pub const_drain_at: u64,
     /// The lines of a constant load (reused buffer).
     pub const_lines: Vec<u64>,
     /// MSHRs.
@@ -721,7 +722,7 @@ impl Sm {
             tex_out: Vec::new(),
             l1c: (cfg.l1c.sets > 0 && cfg.l1c.line > 0)
                 .then(|| Box::new(crate::timing::const_cache::ConstCache::new(&cfg.l1c))),
-            const_served: Vec::new(),
+            const_drain_at: 0,
             const_lines: Vec::new(),
             mshrs: vec![Mshr::default(); cfg.l1d.mshrs.max(1) as usize],
             mshr_lines: vec![crate::timing::ldst::NO_LINE; cfg.l1d.mshrs.max(1) as usize],
@@ -800,6 +801,9 @@ impl Sm {
     ) -> Result<(), SimError> {
         for p in replies {
             self.on_reply(p, now, ctx);
+        }
+        if self.const_draining() {
+            self.const_drain(now, ctx);
         }
         while let Some((_, e)) = self.events.pop_due(now) {
             self.active = true;
@@ -990,6 +994,10 @@ impl Sm {
         }
         if let Some(t) = self.l1q_next(now) {
             at(t);
+        }
+        // The writeback stage drains the constant cache's ready requests.
+        if self.const_draining() {
+            at(self.const_drain_at.max(now + 1));
         }
         // The miss queue offers its oldest packet every cycle.
         if !self.l1_missq.is_empty() {
