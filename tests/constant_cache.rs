@@ -45,31 +45,42 @@ fn ptx(stride: u32, pair: bool) -> String {
     )
 }
 
-/// Writes the kernel for `stride` (in words) and `pair` and a manifest
-/// whose table holds `tab[i] = i`, expecting `out[i] = i * stride + 1`
-/// (B reads `tab[0] = 0`), into a directory of test `test`'s own (tests
-/// run in parallel threads).
-fn kernel(test: &str, stride: u32, pair: bool) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "gpusim-l1c-{}-{test}-{stride}-{pair}",
-        std::process::id()
-    ));
+/// Writes PTX `ptx` (entry `name`, one `.u64 out` parameter, a `.const`
+/// table `tab`) and a manifest for one CTA of `threads` threads whose
+/// table holds `tab[i] = i` and whose `out` must equal `expect`, into
+/// directory `dir` of the temporary directory (one per test and case:
+/// tests run in parallel threads); returns the manifest's path.
+fn one_cta_kernel(dir: &str, name: &str, ptx: &str, threads: usize, expect: &[String]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpusim-l1c-{}-{dir}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("const_lines.ptx"), ptx(stride, pair)).unwrap();
-    let expect: Vec<String> = (0..32).map(|i| (i * stride + 1).to_string()).collect();
-    let path = dir.join("const_lines.toml");
+    std::fs::write(dir.join(format!("{name}.ptx")), ptx).unwrap();
+    assert_eq!(expect.len(), threads);
+    let path = dir.join(format!("{name}.toml"));
     std::fs::write(
         &path,
         format!(
-            "ptx = \"const_lines.ptx\"\nworkload = \"buffers\"\ngrid = [1, 1, 1]\nblock = [32, 1, 1]\n\
+            "ptx = \"{name}.ptx\"\nworkload = \"buffers\"\ngrid = [1, 1, 1]\nblock = [{threads}, 1, 1]\n\
              params = [\"out\"]\n\
              [[symbols]]\nname = \"tab\"\ntype = \"u32\"\ninit = \"iota\"\n\
-             [[buffers]]\nname = \"out\"\ntype = \"u32\"\nlen = 32\nexpect = [{}]\n",
+             [[buffers]]\nname = \"out\"\ntype = \"u32\"\nlen = {threads}\nexpect = [{}]\n",
             expect.join(", ")
         ),
     )
     .unwrap();
     path
+}
+
+/// The kernel for `stride` (in words) and `pair`, expecting `out[i] =
+/// i * stride + 1` (B reads `tab[0] = 0`).
+fn kernel(test: &str, stride: u32, pair: bool) -> PathBuf {
+    let expect: Vec<String> = (0..32).map(|i| (i * stride + 1).to_string()).collect();
+    one_cta_kernel(
+        &format!("{test}-{stride}-{pair}"),
+        "const_lines",
+        &ptx(stride, pair),
+        32,
+        &expect,
+    )
 }
 
 /// Instruction indices: the loads, and A's add (after B with `pair`).
@@ -295,8 +306,6 @@ fn lines_stay_from_one_launch_to_the_next() {
 /// (the store's address) before the loads, so the parameter line's miss
 /// has been drained when they are looked up.
 fn drain_kernel(warps: u32) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gpusim-l1c-drain-{}-{warps}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let last = warps - 1;
     let ptx = format!(
         ".version 7.0\n.target sm_70\n.address_size 64\n.const .align 4 .u32 tab[2048];\n\
@@ -307,24 +316,11 @@ fn drain_kernel(warps: u32) -> PathBuf {
          mov.u64 %rd5, tab;\n@%p1 add.u64 %rd5, %rd5, 4096;\nld.const.u32 %r1, [%rd5];\n\
          add.u32 %r3, %r1, 1;\nst.global.u32 [%rd6], %r3;\nret;\n}}\n"
     );
-    std::fs::write(dir.join("drain.ptx"), ptx).unwrap();
-    let n = 32 * warps;
-    let expect: Vec<&str> = (0..n)
-        .map(|i| if i / 32 == last { "1025" } else { "1" })
+    let n = 32 * warps as usize;
+    let expect: Vec<String> = (0..n)
+        .map(|i| if i / 32 == last as usize { "1025" } else { "1" }.to_string())
         .collect();
-    let path = dir.join("drain.toml");
-    std::fs::write(
-        &path,
-        format!(
-            "ptx = \"drain.ptx\"\nworkload = \"buffers\"\ngrid = [1, 1, 1]\nblock = [{n}, 1, 1]\n\
-             params = [\"out\"]\n\
-             [[symbols]]\nname = \"tab\"\ntype = \"u32\"\ninit = \"iota\"\n\
-             [[buffers]]\nname = \"out\"\ntype = \"u32\"\nlen = {n}\nexpect = [{}]\n",
-            expect.join(", ")
-        ),
-    )
-    .unwrap();
-    path
+    one_cta_kernel(&format!("drain-{warps}"), "drain", &ptx, n, &expect)
 }
 
 /// Instruction indices of the drain kernel: the load and the add.
