@@ -26,9 +26,11 @@
 //! `mshr_table::next_access`). The MSHR stays in use until its last request
 //! has been drained: a filled entry with 32 merged requests holds its MSHR
 //! 32 more cycles, and a lookup of its line that misses meanwhile (the line
-//! evicted again) joins it and is drained with it, without a new read. The cache is not flushed
-//! between launches (GPGPU-Sim never invalidates its L1C): a kernel
-//! parameter line a launch brought in is still there for the next.
+//! evicted again) joins it and is drained with it, without a new read.
+//!
+//! The cache is not flushed between launches (GPGPU-Sim never invalidates
+//! its L1C): a kernel parameter line a launch brought in is still there
+//! for the next.
 //!
 //! With `l1c.mshrs` MSHRs, GPGPU-Sim's miss queue (4 entries) never holds
 //! more than `l1c.mshrs` reads, so with GTX480's 2 it never fills and is
