@@ -135,6 +135,13 @@ pub struct CoreConfig {
     /// 4-byte access per word (a vector access, its first element's). Off:
     /// each warp's local memory is its own block, word by word.
     pub local_mem_map: bool,
+    /// The LD/ST unit takes a warp instruction's memory transactions
+    /// (its lines) in descending address order, as GPGPU-Sim does: its
+    /// coalescer fills the access queue from an address-ordered
+    /// `std::map` and the unit takes `accessq_back()` first
+    /// (`warp_inst_t::memory_coalescing_arch`, `ldst_unit::memory_cycle`).
+    /// false: ascending. Texture fetches keep their order.
+    pub accesses_descending: bool,
     /// Registers per thread assumed when a manifest gives no
     /// `regs_per_thread`.
     pub default_regs_per_thread: u32,
@@ -302,6 +309,12 @@ pub struct L1dConfig {
     /// then), not when its data arrives; a miss finding every way of its
     /// set reserved waits.
     pub allocate_on_miss: bool,
+    /// With `allocate_on_miss`: a line's place in the LRU order is its
+    /// last access (the miss that reserved it, a hit, or a miss merged
+    /// into its pending fill); its fill does not move it (GPGPU-Sim's
+    /// `tag_array::access` sets the access time, `tag_array::fill` under
+    /// ON_MISS does not). false: the fill makes it most recently used.
+    pub lru_at_access: bool,
     /// Global atomics make one request per segment of this many bytes and
     /// per group of lanes touching distinct bytes in it.
     pub atomic_segment: u32,
@@ -478,6 +491,13 @@ pub struct L2Config {
     /// waits (a reservation failure). false: the victim is evicted at the
     /// fill.
     pub allocate_on_miss: bool,
+    /// With `allocate_on_miss`: a line's place in the LRU order is its
+    /// last access (the miss that reserved it, a hit, a sector miss or a
+    /// read joining a pending sector); the fill from DRAM does not move
+    /// it (GPGPU-Sim's `tag_array::access` sets the access time,
+    /// `tag_array::fill` under ON_MISS does not). false: the fill makes
+    /// it most recently used.
+    pub lru_at_access: bool,
     /// A sector a store wrote only in part while it was not valid holds
     /// no readable data until stores have written all of it (since its
     /// line was allocated) or a read has fetched it: a read of it misses
@@ -715,6 +735,7 @@ impl GpuConfig {
                 registers_per_sm: 32768,
                 reg_alloc_unit: 4,
                 local_mem_map: true,
+                accesses_descending: true,
                 default_regs_per_thread: 16,
                 shared_mem_per_sm: 49152,
                 schedulers_per_sm: 2,
@@ -770,6 +791,7 @@ impl GpuConfig {
                 miss_latency: 35,
                 hash_sets: true,
                 allocate_on_miss: true,
+                lru_at_access: true,
                 atomic_segment: 32,
                 store_transactions: true,
                 latency_queue: 35,
@@ -818,6 +840,7 @@ impl GpuConfig {
                 input_queue: 64,
                 rop_transfer: true,
                 allocate_on_miss: true,
+                lru_at_access: true,
                 partial_write_miss: true,
                 half_line_alias: true,
                 mshr_merge: 4,
@@ -922,6 +945,9 @@ impl GpuConfig {
         c.opcoll.predicate_banks = false;
         c.l2.rop_transfer = false;
         c.l2.allocate_on_miss = false;
+        c.l2.lru_at_access = false;
+        c.l1d.lru_at_access = false;
+        c.core.accesses_descending = false;
         c.l2.partial_write_miss = false;
         c.l2.half_line_alias = false;
         c.l2.mshr_merge = 0;

@@ -183,6 +183,7 @@ schema! {
         max_ctas_per_sm: U32 <= 1_024, "resident CTAs (thread blocks, work-groups) per SM";
         registers_per_sm: U32 <= 16_777_216, "32-bit registers per SM";
         reg_alloc_unit: U32 <= 1_024, "a CTA's registers per thread are rounded up to a multiple of this for occupancy (GPGPU-Sim's max_cta: 4); 1 = exact";
+        accesses_descending: Bool <= 1, "the LD/ST unit takes a warp instruction's memory transactions in descending address order (GPGPU-Sim's coalescer fills m_accessq from an address-ordered std::map, the unit takes accessq_back() first); false: ascending; texture fetches keep their order";
         local_mem_map: Bool <= 1, "local memory laid out for the caches as GPGPU-Sim's translate_local_memaddr (-gpgpu_local_mem_map 1): word D of all threads resident on the GPU contiguous, CTA by CTA across SMs; false: each warp's words in its own block";
         default_regs_per_thread: U32 <= 65_536, "registers per thread when a manifest gives no regs_per_thread";
         shared_mem_per_sm: U32 <= 16_777_216, "bytes of shared memory per SM";
@@ -238,6 +239,7 @@ schema! {
         mshr_merge: U32 <= 65_536, "requests one MSHR can merge, the first included";
         miss_latency: U32 <= 1_000_000, "cycles a missing load or a store spends in the L1D pipeline before leaving for L2";
         allocate_on_miss: Bool <= 1, "reserve (and evict for) a missing line's way when the miss is sent; a miss finding every way of its set reserved waits (a reservation failure, counted in mshr_full)";
+        lru_at_access: Bool <= 1, "with allocate_on_miss: a line's LRU position is its last access (the reserving miss, a hit, a miss merged into its MSHR), not its fill (GPGPU-Sim's tag_array::fill under ON_MISS sets no access time); false: the fill makes it most recently used";
         atomic_segment: U32 <= 128, "global atomics: one request per segment of this many bytes and per group of lanes touching distinct bytes of it (lanes updating one word go in separate requests)";
         store_transactions: Bool <= 1, "stores of 4-16-byte lanes to 128-byte lines make GPGPU-Sim's Fermi write transactions: 128 bytes when they touch both halves of the line, else the 64- or 32-byte part holding them; that size is the request's payload, and a 128-byte one accesses (and dirties) all four L2 sectors of its line (breakdown_request_to_sector_requests); false: payload = bytes written, only their sectors";
         hash_sets: Bool <= 1, "index sets with GPGPU-Sim's Fermi L1 hash (bits 7-11 xor 13,14,15,17,19; needs 32 or 64 sets) instead of line mod sets";
@@ -286,6 +288,7 @@ schema! {
         input_queue: U32 <= 65_536, "sector accesses a slice's input queue holds past the ROP delay; when full, requests wait in the interconnect and block their SM's port";
         rop_transfer: Bool <= 1, "with the request crossbar, the input queue fills only by one sector per cycle from the ROP stage and empties by lookups (GPGPU-Sim's unbounded m_rop and m_icnt_L2_queue); false: every sector past the ROP delay counts against input_queue";
         allocate_on_miss: Bool <= 1, "a read miss reserves its way and evicts the victim at the miss (GPGPU-Sim's allocate-on-miss L2, m in -gpgpu_cache:dl2); a set with every way reserved holds the miss; false: the victim is evicted at the fill";
+        lru_at_access: Bool <= 1, "with allocate_on_miss: a line's LRU position is its last access (the reserving miss, a hit, a sector miss, a read joining a pending sector), not its fill from DRAM (GPGPU-Sim's tag_array::fill under ON_MISS sets no access time); false: the fill makes it most recently used";
         mshr_merge: U32 <= 255, "requests one sector miss holds, its own included (GPGPU-Sim's L2 MSHR merge limit); one more waits until the data arrives (counted in mem.merge_full); 0: unbounded";
         half_line_alias: Bool <= 1, "a 64-byte read (the constant cache's miss) splits into two sectors that share the first's address, as GPGPU-Sim 4.2's breakdown_request_to_sector_requests: while the first sector is not valid the second merges into its miss, is served with its data and stays invalid (the next read of the pair fetches it); false: each sector misses and fills on its own";
         partial_write_miss: Bool <= 1, "a sector a store wrote only in part while not valid is not readable until stores complete it or a read fetches it: reads of it miss to DRAM (GPGPU-Sim's lazy-fetch-on-read L2, m_readable); false: any store makes its sectors readable";

@@ -208,11 +208,15 @@ impl TagArray {
 
     /// [`TagArray::fill`] (clean) of `line`, which [`TagArray::reserve_way`]
     /// reserved in way `way`: the same effect without looking for it.
-    pub fn fill_reserved(&mut self, way: usize, line: u64) {
+    /// `touch` false keeps the line's LRU stamp (its last access; GPGPU-
+    /// Sim's `tag_array::fill` under ON_MISS).
+    pub fn fill_reserved(&mut self, way: usize, line: u64, touch: bool) {
         self.clock += 1;
         let w = &mut self.way[way];
         debug_assert!(w.line == line && w.reserved);
-        w.stamp = self.clock;
+        if touch {
+            w.stamp = self.clock;
+        }
         w.reserved = false;
         w.valid_sectors = u32::MAX;
     }
@@ -274,7 +278,7 @@ impl TagArray {
     /// already present only refreshes it.
     pub fn fill(&mut self, line: u64, owner: u32, dirty: bool) -> Option<Evicted> {
         let d = if dirty { u32::MAX } else { 0 };
-        self.fill_sectors(line, owner, u32::MAX, d)
+        self.fill_sectors(line, owner, u32::MAX, d, true)
     }
 
     /// The way holding `line`, if present (no LRU update).
@@ -330,25 +334,29 @@ impl TagArray {
         }
     }
 
-    /// [`TagArray::access`] of the line in way `way` (not reserved), found
-    /// by [`TagArray::way_of`] with no change since: makes it most
-    /// recently used.
+    /// Makes the line in way `way` (found by [`TagArray::way_of`] with no
+    /// change since, or reserved by [`TagArray::reserve_way`]) most
+    /// recently used: a hit, or an access to a line whose fill is pending
+    /// (GPGPU-Sim's `tag_array::access` on HIT_RESERVED or SECTOR_MISS).
     pub fn touch(&mut self, way: usize) {
         self.clock += 1;
-        let w = &mut self.way[way];
-        debug_assert!(!w.reserved);
-        w.stamp = self.clock;
+        self.way[way].stamp = self.clock;
     }
 
     /// [`TagArray::fill`] for a sectored cache: inserts or refreshes `line`
     /// with the sectors `valid` (added to those present) of which `dirty`
     /// were written.
+    ///
+    /// `touch` false keeps a present line's LRU stamp (a fill from below
+    /// under `lru_at_access`); an inserted line is always most recently
+    /// used.
     pub fn fill_sectors(
         &mut self,
         line: u64,
         owner: u32,
         valid: u32,
         dirty: u32,
+        touch: bool,
     ) -> Option<Evicted> {
         self.clock += 1;
         let clock = self.clock;
@@ -359,7 +367,9 @@ impl TagArray {
         let (mut lru, mut oldest) = (0, u64::MAX);
         for (i, w) in self.way[s..s + self.ways].iter_mut().enumerate() {
             if w.line == line {
-                w.stamp = clock;
+                if touch {
+                    w.stamp = clock;
+                }
                 w.reserved = false;
                 w.dirty |= dirty != 0;
                 w.valid_sectors |= valid | dirty;
@@ -515,6 +525,39 @@ mod tests {
         plain.fill(0, 0, false);
         plain.fill(64, 0, false); // 64 mod 32 = 0: evicts line 0
         assert!(!plain.contains(0) && plain.contains(64));
+    }
+
+    /// `lru_at_access`: a reserved line's place in the LRU order is its
+    /// reservation (or a later touch), not its fill. Line 10 is reserved
+    /// before 11, 11 fills first: the next miss evicts 10 when fills keep
+    /// the stamps, 11 when they refresh them. A touch of the pending line
+    /// (a merged miss) moves it behind 11 again.
+    #[test]
+    fn a_fill_that_keeps_the_stamp_leaves_the_line_where_its_miss_put_it() {
+        for (touch_fill, touch_pending, victim) in
+            [(false, false, 10), (true, false, 11), (false, true, 11)]
+        {
+            let mut c = TagArray::new(1, 2);
+            let (w10, _) = c.reserve_way(10, 1).unwrap();
+            let (w11, _) = c.reserve_way(11, 2).unwrap();
+            if touch_pending {
+                c.touch(w10);
+            }
+            c.fill_reserved(w11, 11, touch_fill);
+            c.fill_reserved(w10, 10, touch_fill);
+            let e = c.reserve(12, 3).unwrap().expect("a victim");
+            assert_eq!(e.line, victim, "fill touches {touch_fill}, pending touched {touch_pending}");
+        }
+        // The same with fill_sectors (the L2's fills).
+        for (touch, victim) in [(false, 10), (true, 11)] {
+            let mut c = TagArray::new(1, 2);
+            c.reserve(10, 0).unwrap();
+            c.reserve(11, 0).unwrap();
+            c.fill_sectors(11, 0, 0xf, 0, touch);
+            c.fill_sectors(10, 0, 0xf, 0, touch);
+            let e = c.fill_sectors(12, 0, 0xf, 0, true).expect("a victim");
+            assert_eq!(e.line, victim, "fill touches {touch}");
+        }
     }
 
     #[test]

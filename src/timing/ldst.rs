@@ -402,6 +402,14 @@ impl Sm {
                         }
                     }
                 }
+                if cfg.core.accesses_descending && kind != JobKind::Tex {
+                    // GPGPU-Sim's coalescer queues the transactions in
+                    // ascending address order (a std::map) and the LD/ST
+                    // unit takes the back first: the highest line first,
+                    // and a line's requests last-made first.
+                    job.reqs.sort_by_key(|r| r.line);
+                    job.reqs.reverse();
+                }
                 job.begin(slot, kind, d.inst.0, d.exec.count_ones(), u32::MAX);
                 if kind != JobKind::Store {
                     let m = InflightMem {
@@ -721,7 +729,15 @@ impl Sm {
             st.accesses += 1;
             st.mshr_merges += 1;
             m.waiters.push(inflight);
-            return Ok((if m.owner == dyn_id { 0 } else { 1 }, false));
+            let (outcome, way) = (if m.owner == dyn_id { 0 } else { 1 }, m.way);
+            if let Some(w) = way
+                && cfg.l1d.lru_at_access
+            {
+                // A miss merged into a reserved line's fill sets its
+                // access time (GPGPU-Sim's tag_array::access, HIT_RESERVED).
+                self.l1d.touch(w as usize);
+            }
+            return Ok((outcome, false));
         }
         let Some(i) = self.mshr_index.first_free() else {
             self.l1d_wait = L1dWait::Mshr(line);
@@ -964,7 +980,7 @@ impl Sm {
                 }
                 let evicted = match self.mshrs[i].way.take() {
                     Some(w) => {
-                        self.l1d.fill_reserved(w as usize, line);
+                        self.l1d.fill_reserved(w as usize, line, !ctx.cfg.l1d.lru_at_access);
                         None
                     }
                     None => self.l1d.fill(line, owner, false),

@@ -283,6 +283,8 @@ pub struct MemSys {
     rop_transfer: bool,
     /// `l2.allocate_on_miss`.
     l2_allocate_on_miss: bool,
+    /// `l2.lru_at_access` (with `l2.allocate_on_miss`).
+    l2_lru_at_access: bool,
     /// `l2.partial_write_miss`.
     l2_partial_write_miss: bool,
     /// `l2.half_line_alias`.
@@ -379,6 +381,7 @@ impl MemSys {
             l2_input_queue: u64::from(cfg.l2.input_queue.max(1)),
             rop_transfer: cfg.l2.rop_transfer,
             l2_allocate_on_miss: cfg.l2.allocate_on_miss,
+            l2_lru_at_access: cfg.l2.allocate_on_miss && cfg.l2.lru_at_access,
             l2_partial_write_miss: cfg.l2.partial_write_miss,
             l2_half_line_alias: cfg.l2.half_line_alias,
             l2_mshr_merge: cfg.l2.mshr_merge,
@@ -557,7 +560,13 @@ impl MemSys {
     /// a dirty victim is written back to DRAM. Returns the cycles the
     /// write-back holds the slice's data port (0 without one).
     fn fill_l2(&mut self, slice: usize, line: u64, valid: u32, dirty: u32) -> u64 {
-        let Some(e) = self.slices[slice].tags.fill_sectors(line, 0, valid, dirty) else {
+        self.fill_l2_lru(slice, line, valid, dirty, true)
+    }
+
+    /// [`MemSys::fill_l2`]; `touch` false keeps a present line's LRU
+    /// stamp (a fill from DRAM under `l2.lru_at_access`).
+    fn fill_l2_lru(&mut self, slice: usize, line: u64, valid: u32, dirty: u32, touch: bool) -> u64 {
+        let Some(e) = self.slices[slice].tags.fill_sectors(line, 0, valid, dirty, touch) else {
             return 0;
         };
         self.write_back(slice, e)
@@ -620,7 +629,7 @@ impl MemSys {
             let first = lo / sector;
             let last = (hi - 1) / sector;
             let bits = ((1u64 << (last + 1)) - (1u64 << first)) as u32;
-            self.slices[s].tags.fill_sectors(line, 0, bits, 0);
+            self.slices[s].tags.fill_sectors(line, 0, bits, 0, true);
             a += self.l2_line;
         }
     }
@@ -867,7 +876,10 @@ impl MemSys {
             // at the fill (GPGPU-Sim: at the miss), and its write-back
             // holds the slice's next lookups; with it the way was
             // reserved at the miss and nothing is evicted now.
-            let port = self.fill_l2(s, line, pending, dirty);
+            // `l2.lru_at_access`: the fill leaves the line where its
+            // last access put it in the LRU order.
+            let touch = !self.l2_lru_at_access;
+            let port = self.fill_l2_lru(s, line, pending, dirty, touch);
             self.hold_data_port(s, now, port);
             for &p in &waiters {
                 self.reply(now, s, p);
@@ -990,6 +1002,16 @@ impl MemSys {
                 }
             }
             active = true;
+            if self.l2_lru_at_access
+                && !write
+                && let Some(w) = way
+                && need & !readable != 0
+            {
+                // A sector miss or a read joining a pending sector sets
+                // the line's access time (GPGPU-Sim's tag_array::access:
+                // SECTOR_MISS, HIT_RESERVED); a hit is touched below.
+                self.slices[s].tags.touch(w);
+            }
             let a = u64::from(a);
             if self.rop_transfer {
                 self.update_moved(s, now);
@@ -1634,6 +1656,56 @@ mod tests {
     /// misses, the fifth finds each sector's miss full and waits (counted
     /// in `merge_full`) until the data arrives, then hits. Unbounded, the
     /// fifth joins too and is answered with the others.
+    /// `l2.lru_at_access` (allocate on miss, one set of two ways): line P
+    /// holds sector 0, Q all four, P older. A read of P's sector 1 (a
+    /// sector miss, sent to DRAM) then a read of Q (a hit) before P's fill:
+    /// when the lookup sets P's place and the fill keeps it, P is the
+    /// least recently used and a new line R evicts it, so Q hits after;
+    /// when the fill refreshes P, R evicts Q and Q misses.
+    #[test]
+    fn a_sector_miss_lookup_not_its_fill_sets_the_lines_lru_place() {
+        for lru_at_access in [true, false] {
+            let mut cfg = GpuConfig::tiny();
+            cfg.l2.allocate_on_miss = true;
+            cfg.l2.lru_at_access = lru_at_access;
+            cfg.l2.sets = 1;
+            cfg.l2.ways = 2;
+            let mut m = MemSys::new(&cfg);
+            // Three lines of one slice.
+            let base = 0x10_0000;
+            let lines: Vec<u64> = (0..64)
+                .map(|k| base + k * 128)
+                .filter(|&a| m.slice_of(a).0 == m.slice_of(base).0)
+                .take(3)
+                .collect();
+            let (p, q, r) = (lines[0], lines[1], lines[2]);
+            let mut now = 0;
+            let sector = |s: u32| 0xffu32 << (8 * s);
+            send(&mut m, &mut now, packet(PacketKind::Read, p, sector(0)));
+            send(&mut m, &mut now, packet(PacketKind::Read, q, u32::MAX));
+            let p1 = Packet {
+                tag: 0,
+                ..packet(PacketKind::Read, p, sector(1))
+            };
+            let q2 = Packet {
+                tag: 1,
+                ..packet(PacketKind::Read, q, u32::MAX)
+            };
+            send_all(&mut m, &mut now, &[p1, q2]);
+            assert_eq!(m.stats.dram_reads, 6, "P0, Q's four, P1");
+            send(&mut m, &mut now, packet(PacketKind::Read, r, u32::MAX));
+            let hits = m.stats.l2_hits;
+            send(&mut m, &mut now, packet(PacketKind::Read, q, u32::MAX));
+            let q_hits = m.stats.l2_hits - hits;
+            assert_eq!(
+                q_hits,
+                if lru_at_access { 4 } else { 0 },
+                "lru_at_access {lru_at_access}: R evicted {}",
+                if q_hits == 4 { "P" } else { "Q" }
+            );
+        }
+    }
+
     #[test]
     fn a_sector_miss_holds_at_most_mshr_merge_requests() {
         for limit in [4, 0] {
