@@ -67,7 +67,12 @@ fn after(n: u32, k: u32) -> String {
 /// One L1D set of two ways on `tiny`, with `sets` on top.
 fn two_ways(sets: &[&str]) -> gpusim::config::GpuConfig {
     // A cold L2: the host's copy of `buf` leaves no line there.
-    let mut all = vec!["l1d.sets=1", "l1d.ways=2", "l1d.hash_sets=false", "l2.fill_on_copy=false"];
+    let mut all = vec![
+        "l1d.sets=1",
+        "l1d.ways=2",
+        "l1d.hash_sets=false",
+        "l2.fill_on_copy=false",
+    ];
     all.extend_from_slice(sets);
     let cfg = micro::config("tiny", &all);
     assert!(cfg.l1d.allocate_on_miss);
@@ -136,7 +141,10 @@ fn descending_order_leaves_the_lowest_line_for_last() {
         let set = format!("core.accesses_descending={descending}");
         let r = micro::run(&m, &two_ways(&[&set]), "gto", &[], false);
         let l1 = &r.stats.total.l1d;
-        assert_eq!(l1.accesses, 4, "descending {descending}: three lines, then one");
+        assert_eq!(
+            l1.accesses, 4,
+            "descending {descending}: three lines, then one"
+        );
         assert_eq!(
             l1.intra_warp_hits + l1.inter_warp_hits,
             hits,

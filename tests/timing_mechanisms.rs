@@ -35,9 +35,11 @@ fn manifest(tag: &str, entry: &str, body: &str) -> PathBuf {
 /// and 17 (the L2's partial-write readability, the Fermi store
 /// transactions and the module's consecutive code addresses) and 21
 /// (the constant cache's misses: a kernel's first parameter load would
-/// miss), turned off: each microbenchmark here isolates one mechanism,
-/// and (j)–(r) turn theirs on by name.
-const SIX_OFF: [&str; 10] = [
+/// miss) and 24 (the LRU order by access, the LD/ST unit's descending
+/// order: the analytic counts here take a warp's lines in lane order),
+/// turned off: each microbenchmark here isolates one mechanism, and
+/// (j)–(r) turn theirs on by name.
+const SIX_OFF: [&str; 13] = [
     "core.rotate_sched_priority=false",
     "opcoll.unit_result_slots=false",
     "opcoll.predicate_banks=false",
@@ -48,6 +50,9 @@ const SIX_OFF: [&str; 10] = [
     "l1d.store_transactions=false",
     "core.contiguous_code=false",
     "l1c.sets=0",
+    "core.accesses_descending=false",
+    "l1d.lru_at_access=false",
+    "l2.lru_at_access=false",
 ];
 
 /// gtx480 without [`SIX_OFF`]'s mechanisms, with `--set` overrides

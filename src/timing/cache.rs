@@ -546,7 +546,10 @@ mod tests {
             c.fill_reserved(w11, 11, touch_fill);
             c.fill_reserved(w10, 10, touch_fill);
             let e = c.reserve(12, 3).unwrap().expect("a victim");
-            assert_eq!(e.line, victim, "fill touches {touch_fill}, pending touched {touch_pending}");
+            assert_eq!(
+                e.line, victim,
+                "fill touches {touch_fill}, pending touched {touch_pending}"
+            );
         }
         // The same with fill_sectors (the L2's fills).
         for (touch, victim) in [(false, 10), (true, 11)] {

@@ -980,7 +980,8 @@ impl Sm {
                 }
                 let evicted = match self.mshrs[i].way.take() {
                     Some(w) => {
-                        self.l1d.fill_reserved(w as usize, line, !ctx.cfg.l1d.lru_at_access);
+                        self.l1d
+                            .fill_reserved(w as usize, line, !ctx.cfg.l1d.lru_at_access);
                         None
                     }
                     None => self.l1d.fill(line, owner, false),

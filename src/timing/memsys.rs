@@ -566,7 +566,10 @@ impl MemSys {
     /// [`MemSys::fill_l2`]; `touch` false keeps a present line's LRU
     /// stamp (a fill from DRAM under `l2.lru_at_access`).
     fn fill_l2_lru(&mut self, slice: usize, line: u64, valid: u32, dirty: u32, touch: bool) -> u64 {
-        let Some(e) = self.slices[slice].tags.fill_sectors(line, 0, valid, dirty, touch) else {
+        let Some(e) = self.slices[slice]
+            .tags
+            .fill_sectors(line, 0, valid, dirty, touch)
+        else {
             return 0;
         };
         self.write_back(slice, e)
