@@ -455,6 +455,17 @@ fn validation_catches_nonsense() {
         "must not be 0",
     );
     check(&[("l1d.sets", "0")], "l1d.sets", "must not be 0");
+    // A one-entry miss queue could never take a read miss (two entries).
+    check(
+        &[("l2.miss_queue", "1")],
+        "l2.miss_queue",
+        "no room for a read miss",
+    );
+    check(
+        &[("l1d.miss_queue", "1")],
+        "l1d.miss_queue",
+        "no room for a read miss",
+    );
     check(&[("l1d.line", "96")], "l1d.line", "power of two");
     check(&[("l2.sets", "48")], "l2.sets", "power of two");
     check(&[("icache.line", "4")], "icache.line", "one instruction");

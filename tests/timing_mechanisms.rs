@@ -36,10 +36,11 @@ fn manifest(tag: &str, entry: &str, body: &str) -> PathBuf {
 /// transactions and the module's consecutive code addresses) and 21
 /// (the constant cache's misses: a kernel's first parameter load would
 /// miss) and 24 (the LRU order by access, the LD/ST unit's descending
-/// order: the analytic counts here take a warp's lines in lane order),
+/// order: the analytic counts here take a warp's lines in lane order)
+/// and 25 (the L2 miss queue between the lookups and the DRAM queue),
 /// turned off: each microbenchmark here isolates one mechanism, and
 /// (j)–(r) turn theirs on by name.
-const SIX_OFF: [&str; 13] = [
+const SIX_OFF: [&str; 14] = [
     "core.rotate_sched_priority=false",
     "opcoll.unit_result_slots=false",
     "opcoll.predicate_banks=false",
@@ -53,6 +54,7 @@ const SIX_OFF: [&str; 13] = [
     "core.accesses_descending=false",
     "l1d.lru_at_access=false",
     "l2.lru_at_access=false",
+    "l2.miss_queue=0",
 ];
 
 /// gtx480 without [`SIX_OFF`]'s mechanisms, with `--set` overrides

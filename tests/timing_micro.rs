@@ -113,10 +113,15 @@ fn dependent_loads_cost_the_round_trip() {
             run(&m, &cfg, "gto", &a, false).stats
         };
         let (a, b) = (c(8), c(16));
-        assert_eq!(
-            b.cycles - a.cycles,
-            8 * 8 * (u64::from(cfg.l1d.hit_latency) + MEM_STAGES),
-            "{preset}: 64 more dependent L1D hits at hit_latency + {MEM_STAGES} each"
+        // The code after the loop is fetched from DRAM when the loop ends,
+        // at another cycle in each run: with a DRAM clock other than the
+        // core's, the crossing back may round the other way (one cycle).
+        let expected = 8 * 8 * (u64::from(cfg.l1d.hit_latency) + MEM_STAGES);
+        let slack = u64::from(cfg.dram.clock_mhz != cfg.core.clock_mhz);
+        assert!(
+            (b.cycles - a.cycles).abs_diff(expected) <= slack,
+            "{preset}: 64 more dependent L1D hits at hit_latency + {MEM_STAGES} each: {} cycles, expected {expected}",
+            b.cycles - a.cycles
         );
         assert_eq!(
             b.total.l1d.intra_warp_hits - a.total.l1d.intra_warp_hits,
@@ -227,6 +232,9 @@ fn dependent_loads_pay_row_hits_and_row_misses() {
             + u64::from(cfg.icnt.latency)
             + u64::from(cfg.l2.latency)
             + 1
+            // With the L2 miss queue the first sector's read enters the
+            // DRAM queue the cycle after the lookup.
+            + u64::from(cfg.l2.miss_queue > 0)
             + u64::from(d.latency)
             + serial(cfg.l1d.line)
             + u64::from(cfg.icnt.latency)) as f64

@@ -524,6 +524,18 @@ pub struct L2Config {
     /// `-gpgpu_cache:dl2`): a lookup that would join a miss already
     /// holding that many waits until its data arrives. 0: unbounded.
     pub mshr_merge: u32,
+    /// Requests a slice's miss queue holds between its lookups and the
+    /// channel's L2-to-DRAM queue (GPGPU-Sim's L2 `m_miss_queue`, the 4
+    /// of `4:0` in `-gpgpu_cache:dl2`): a miss's sector reads and a
+    /// victim's write-back enter it, and its head moves into the DRAM
+    /// queue one per cycle, from the cycle after its sector's access,
+    /// while that queue has room (`baseline_cache::cycle`). A read that
+    /// does not hit needs room for two (`miss_queue_full(1)`), a store
+    /// that misses for one, and no lookup happens while the DRAM queue is
+    /// full (`memory_sub_partition::cache_cycle`). 0: misses go straight
+    /// into the DRAM queue, a lookup waits only when that has no room for
+    /// its sectors.
+    pub miss_queue: u32,
     /// Bytes per cycle a slice's data array reads out for a write-back
     /// (GPGPU-Sim's L2 data port width, the last field of
     /// `-gpgpu_cache:dl2`): a lookup or fill that evicts a dirty line
@@ -844,6 +856,7 @@ impl GpuConfig {
                 partial_write_miss: true,
                 half_line_alias: true,
                 mshr_merge: 4,
+                miss_queue: 4,
                 data_port_width: 32,
             },
             dram: DramConfig {
@@ -951,6 +964,7 @@ impl GpuConfig {
         c.l2.partial_write_miss = false;
         c.l2.half_line_alias = false;
         c.l2.mshr_merge = 0;
+        c.l2.miss_queue = 0;
         c.l1d.store_transactions = false;
         // Buffers after the module's variables with 256-byte guards
         // (overruns are errors), as before `sim.alloc_base` existed.

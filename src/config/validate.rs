@@ -43,6 +43,7 @@ const MAY_BE_ZERO: &[&str] = &[
     "opcoll.mem_queue",   // memory instructions issue only to an idle LD/ST unit
     "l2.data_port_width", // write-backs cost no lookup time
     "l2.mshr_merge",      // 0 = unbounded
+    "l2.miss_queue",      // misses go straight into the DRAM queue
     "dram.scheduler",     // 0 = FIFO
     "dram.bank_group_indexing", // 0 = high bits
     "dram.t_ccdl",        // no bank-group constraint (GPGPU-Sim's default)
@@ -117,6 +118,19 @@ impl GpuConfig {
                     )
                 }
                 _ => {}
+            }
+        }
+
+        // A miss queue of one entry could never take a read miss, which
+        // needs room for two (its request and a victim's write-back).
+        for key in ["l1d.miss_queue", "l2.miss_queue"] {
+            if let Some(FieldValue::U32(1)) = self.get(key) {
+                bad(
+                    &[key],
+                    format!(
+                        "`{key}` = 1 leaves no room for a read miss, which needs two entries (its request and a write-back): use 0 (no miss queue) or at least 2"
+                    ),
+                );
             }
         }
 

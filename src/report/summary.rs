@@ -169,14 +169,15 @@ pub fn timing_summary(s: &Stats) -> String {
     let m = &s.mem;
     let _ = writeln!(
         o,
-        "L2        {} accesses: {} hits ({:.1}%), {} misses, {} writebacks, {} atomics, {} merge-full stalls",
+        "L2        {} accesses: {} hits ({:.1}%), {} misses, {} writebacks, {} atomics, {} merge-full stalls, {} miss-queue-full stalls",
         m.l2_accesses,
         m.l2_hits,
         pct(m.l2_hits, m.l2_accesses),
         m.l2_misses,
         m.l2_writebacks,
         m.atomics,
-        m.merge_full
+        m.merge_full,
+        m.miss_queue_full
     );
     let bw = if s.cycles == 0 {
         0.0

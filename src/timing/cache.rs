@@ -391,6 +391,31 @@ impl TagArray {
         self.install(victim, line, owner, clock, valid, dirty, false)
     }
 
+    /// True when allocating absent `line` now would evict a line with
+    /// dirty sectors: the victim [`TagArray::reserve_way`] and
+    /// [`TagArray::fill_sectors`] would choose (the first invalid way,
+    /// else the least recently used one not reserved). False when `line`
+    /// is present or no way can be had.
+    pub fn victim_is_dirty(&self, line: u64) -> bool {
+        let s = self.set(line);
+        let (mut lru, mut oldest) = (None, u64::MAX);
+        for w in &self.way[s..s + self.ways] {
+            if w.line == line {
+                return false;
+            }
+            if w.reserved {
+                continue;
+            }
+            if w.line == INVALID {
+                return false;
+            }
+            if w.stamp < oldest {
+                (lru, oldest) = (Some(w), w.stamp);
+            }
+        }
+        lru.is_some_and(|w| w.dirty_sectors != 0)
+    }
+
     /// Removes `line`; returns true if it was present.
     pub fn invalidate(&mut self, line: u64) -> bool {
         match self.find(line) {

@@ -174,6 +174,11 @@ struct Slice {
     mshr_of: FxHashMap<u64, u32>,
     /// Free entries of `mshr`.
     mshr_free: Vec<u32>,
+    /// With `l2.miss_queue`: DRAM requests (sector reads, write-backs)
+    /// waiting to enter the channel's queue from this slice, with the
+    /// first cycle each may, one per cycle (GPGPU-Sim's L2 `m_miss_queue`
+    /// drained by `baseline_cache::cycle`).
+    missq: VecDeque<(u64, DramRequest)>,
     port: Port,
 }
 
@@ -207,6 +212,10 @@ pub struct MemStats {
     /// already held `l2.mshr_merge` requests (GPGPU-Sim's
     /// `MSHR_MERGE_ENRTY_FAIL`).
     pub merge_full: u64,
+    /// Slice-cycles a lookup, or a sector of one, waited for room in the
+    /// slice's miss queue (`l2.miss_queue`; GPGPU-Sim's
+    /// `MISS_QUEUE_FULL`).
+    pub miss_queue_full: u64,
     /// Slice-cycles a lookup waited because the slice's reply buffer
     /// (`icnt.reply_buffer` packets) was full (GPGPU-Sim's
     /// `gpu_stall_icnt2sh`, per slice-cycle).
@@ -237,6 +246,7 @@ impl MemStats {
             dram_busy_cycles: self.dram_busy_cycles - before.dram_busy_cycles,
             dram_full: self.dram_full - before.dram_full,
             merge_full: self.merge_full - before.merge_full,
+            miss_queue_full: self.miss_queue_full - before.miss_queue_full,
             reply_full: self.reply_full - before.reply_full,
             icnt_requests: self.icnt_requests - before.icnt_requests,
             icnt_replies: self.icnt_replies - before.icnt_replies,
@@ -291,6 +301,18 @@ pub struct MemSys {
     l2_half_line_alias: bool,
     /// `l2.mshr_merge` (0: unbounded).
     l2_mshr_merge: u32,
+    /// `l2.miss_queue` (0: requests go straight to the DRAM queue).
+    l2_missq_cap: usize,
+    /// Slices whose miss queue holds a request (the drain visits the
+    /// slices only while there are any).
+    missq_busy: u32,
+    /// Scratch of a lookup with the miss queue: each sector's access
+    /// cycle ([`MemSys::plan_sector_accesses`]).
+    sector_at: [u64; 32],
+    /// The first cycle at which what [`MemSys::send_dram`] sends may
+    /// leave its miss queue: the cycle after the sector access that sent
+    /// it.
+    send_at: u64,
     /// `l1d.store_transactions`: a write of a whole L2 line's payload
     /// accesses all its sectors.
     store_transactions: bool,
@@ -346,11 +368,17 @@ pub struct MemSys {
     reply_blocked_now: u64,
     /// Slices blocked on a full sector miss in the current cycle.
     merge_blocked_now: u64,
+    /// Slices blocked on a full miss queue in the current cycle.
+    missq_blocked_now: u64,
     /// Nothing can happen before this cycle (fast path of `cycle`).
     next_due: u64,
     /// Tests: every request sent to the DRAM, in order.
     #[cfg(test)]
     sent_dram: Vec<DramRequest>,
+    /// Tests, with `l2.miss_queue`: the cycle each request left its miss
+    /// queue for the DRAM queue, in order.
+    #[cfg(test)]
+    entered_dram: Vec<(u64, DramRequest)>,
     /// Counters.
     pub stats: MemStats,
 }
@@ -385,6 +413,10 @@ impl MemSys {
             l2_partial_write_miss: cfg.l2.partial_write_miss,
             l2_half_line_alias: cfg.l2.half_line_alias,
             l2_mshr_merge: cfg.l2.mshr_merge,
+            l2_missq_cap: cfg.l2.miss_queue as usize,
+            missq_busy: 0,
+            sector_at: [0; 32],
+            send_at: 0,
             store_transactions: cfg.l1d.store_transactions,
             l2_data_port: u64::from(cfg.l2.data_port_width),
             to_l2: EventQueue::new(),
@@ -407,6 +439,7 @@ impl MemSys {
                     mshr: Vec::new(),
                     mshr_of: FxHashMap::default(),
                     mshr_free: Vec::new(),
+                    missq: VecDeque::new(),
                     port: Port::default(),
                 })
                 .collect(),
@@ -436,9 +469,12 @@ impl MemSys {
             blocked_now: 0,
             reply_blocked_now: 0,
             merge_blocked_now: 0,
+            missq_blocked_now: 0,
             next_due: 0,
             #[cfg(test)]
             sent_dram: Vec::new(),
+            #[cfg(test)]
+            entered_dram: Vec::new(),
             stats: MemStats::default(),
         }
     }
@@ -701,7 +737,95 @@ impl MemSys {
         #[cfg(test)]
         self.sent_dram.push(r);
         self.stats.dram_bytes += u64::from(r.bytes);
-        self.dram.push(r);
+        if self.l2_missq_cap > 0 {
+            // Into the slice's miss queue; it leaves from the next cycle.
+            let at = self.send_at;
+            let q = &mut self.slices[r.slice as usize].missq;
+            if q.is_empty() {
+                self.missq_busy += 1;
+            }
+            q.push_back((at, r));
+        } else {
+            self.dram.push(r);
+        }
+    }
+
+    /// `l2.miss_queue`: the cycle after the last sector access of a
+    /// lookup of slice `s` at `now` whose sectors `need` (one access per
+    /// cycle, lowest first) include the non-hits `misses`, of which
+    /// `fetch` queue a read (and the first miss a victim's write-back,
+    /// with `victim_wb`); each sector's access cycle goes into
+    /// `sector_at`. GPGPU-Sim looks each sector up in its own cycle, and
+    /// a read that does not hit needs room for two requests in the miss
+    /// queue (`miss_queue_full(1)`), a store that misses for one
+    /// (`miss_queue_full(0)`): a sector without it waits, and so do the
+    /// sectors after it, while the queue's head moves on, one per cycle.
+    /// The first sector had room (the caller checked); the DRAM queue is
+    /// taken to keep the room it has now. A later sector's waits count
+    /// in `miss_queue_full` here.
+    #[allow(clippy::too_many_arguments)]
+    fn plan_sector_accesses(
+        &mut self,
+        s: usize,
+        now: u64,
+        need: u32,
+        misses: u32,
+        fetch: u32,
+        write: bool,
+        victim_wb: bool,
+    ) -> u64 {
+        let cap = self.l2_missq_cap;
+        let wanted = usize::from(!write);
+        let mut len = self.slices[s].missq.len();
+        let mut wb = victim_wb;
+        let mut t = now;
+        let mut bits = need;
+        let mut first = true;
+        while bits != 0 {
+            let sector = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if !first {
+                t += 1;
+                len = len.saturating_sub(1);
+            }
+            first = false;
+            if misses >> sector & 1 == 1 {
+                while len + wanted >= cap {
+                    t += 1;
+                    len -= 1;
+                    self.stats.miss_queue_full += 1;
+                }
+                len += usize::from(fetch >> sector & 1 == 1) + usize::from(std::mem::take(&mut wb));
+            }
+            self.sector_at[sector] = t;
+        }
+        t + 1
+    }
+
+    /// `l2.miss_queue`: each slice's miss queue lets its head into the
+    /// DRAM queue when that has room, one per cycle (before the cycle's
+    /// lookups, as GPGPU-Sim's `m_L2cache->cycle()` runs before
+    /// `access`). Returns true while any miss queue holds a request.
+    fn drain_miss_queues(&mut self, now: u64) -> bool {
+        if self.missq_busy == 0 {
+            return false;
+        }
+        for s in 0..self.slices.len() {
+            let q = &mut self.slices[s].missq;
+            if let Some(&(at, r)) = q.front()
+                && at <= now
+                && self.dram.can_accept_n(s as u32, 1)
+            {
+                q.pop_front();
+                if q.is_empty() {
+                    self.missq_busy -= 1;
+                }
+                #[cfg(test)]
+                self.entered_dram.push((now, r));
+                self.dram.push(r);
+            }
+        }
+        self.missq_busy > 0
     }
 
     /// Advances to cycle `now`: delivers arrivals, performs lookups and
@@ -717,6 +841,7 @@ impl MemSys {
         self.blocked_now = 0;
         self.reply_blocked_now = 0;
         self.merge_blocked_now = 0;
+        self.missq_blocked_now = 0;
         if now < self.next_due {
             return false;
         }
@@ -733,6 +858,7 @@ impl MemSys {
     }
 
     fn step(&mut self, now: u64, atomics: &mut Vec<Packet>, replies: &mut Vec<Packet>) -> bool {
+        self.send_at = now + 1;
         let mut active = self.request_arbitration(now);
         active |= self.slice_arrivals(now, atomics);
         active |= self.dram_returns(now);
@@ -923,14 +1049,25 @@ impl MemSys {
     /// The slices' tag lookups, one per slice and cycle (step 4).
     fn lookups(&mut self, now: u64) -> bool {
         let mut active = false;
+        let missq = self.l2_missq_cap > 0;
+        if missq {
+            active |= self.drain_miss_queues(now);
+        }
         // 4. Tag lookups, one per slice per cycle.
         for s in 0..self.slices.len() {
             if self.lookup_due[s] > now {
                 continue;
             }
+            self.send_at = now + 1;
             if self.crossbar.as_ref().is_some_and(|x| x.full(s)) {
                 // The slice's reply buffer is full: the lookup waits.
                 self.reply_blocked_now += 1;
+                continue;
+            }
+            if missq && !self.dram.can_accept_n(s as u32, 1) {
+                // `l2.miss_queue`: no lookup while the slice's DRAM queue
+                // is full (GPGPU-Sim's `cache_cycle` looks up only then).
+                self.blocked_now += 1;
                 continue;
             }
             let Some(&RopEntry {
@@ -988,11 +1125,29 @@ impl MemSys {
                 self.merge_blocked_now += 1;
                 continue;
             }
-            if fetch != 0 && !self.dram.can_accept_n(s as u32, fetch.count_ones()) {
+            let misses = need & !if write { valid } else { readable };
+            if missq {
+                // A read that does not hit needs room for two requests in
+                // the miss queue, a store that misses for one (the later
+                // sectors' room: `plan_sector_accesses`).
+                let wanted = usize::from(!write);
+                if misses != 0 && self.slices[s].missq.len() + wanted >= self.l2_missq_cap {
+                    self.missq_blocked_now += 1;
+                    continue;
+                }
+            } else if fetch != 0 && !self.dram.can_accept_n(s as u32, fetch.count_ones()) {
                 // The DRAM queue is full: the lookup waits (counted stall).
                 self.blocked_now += 1;
                 continue;
             }
+            // With the miss queue, the victim a miss of an absent line
+            // evicts now (a read with allocate-on-miss, or a store) is
+            // written back through it with the first sector.
+            let victim_wb = missq
+                && misses != 0
+                && way.is_none()
+                && (write || (self.l2_allocate_on_miss && fetch != 0))
+                && self.slices[s].tags.victim_is_dirty(line);
             // `l2.allocate_on_miss`: a read missing an absent line reserves
             // its way now, evicting the victim (GPGPU-Sim's tag_array::access,
             // MISS under ON_MISS); with every way of the set reserved the
@@ -1042,7 +1197,11 @@ impl MemSys {
             // One sector per cycle (GPGPU-Sim splits a line request into
             // sector requests, each an L2 access).
             let accesses = need.count_ones().max(1);
-            self.slices[s].next_lookup = now + u64::from(accesses);
+            self.slices[s].next_lookup = if missq && misses != 0 {
+                self.plan_sector_accesses(s, now, need, misses, fetch, write, victim_wb)
+            } else {
+                now + u64::from(accesses)
+            };
             self.refresh_lookup_due(s);
             self.stats.l2_accesses += u64::from(accesses);
             let hits = (need & if write { valid } else { readable }).count_ones();
@@ -1129,6 +1288,11 @@ impl MemSys {
             while f != 0 {
                 let sector = u64::from(f.trailing_zeros());
                 f &= f - 1;
+                // With the miss queue its read leaves it from the cycle
+                // after the sector's access.
+                if missq {
+                    self.send_at = self.sector_at[sector as usize] + 1;
+                }
                 self.send_dram(DramRequest {
                     addr: base + sector * self.sector_bytes,
                     bytes: self.sector_bytes as u32,
@@ -1142,6 +1306,7 @@ impl MemSys {
                     self.hold_data_port(s, end, port);
                 }
             }
+            self.send_at = now + 1;
         }
         active
     }
@@ -1262,6 +1427,7 @@ impl MemSys {
         self.stats.dram_full += self.blocked_now * cycles;
         self.stats.reply_full += self.reply_blocked_now * cycles;
         self.stats.merge_full += self.merge_blocked_now * cycles;
+        self.stats.miss_queue_full += self.missq_blocked_now * cycles;
     }
 
     /// The earliest cycle after the last [`MemSys::cycle`] at which
@@ -1327,6 +1493,7 @@ impl MemSys {
                 .slices
                 .iter()
                 .any(|s| !s.rop.is_empty() || !s.mshr_of.is_empty())
+            || self.missq_busy > 0
             || self.dram.busy()
     }
 }
@@ -1735,6 +1902,124 @@ mod tests {
                 assert_eq!(s.l2_hits, 0);
                 assert_eq!(s.merge_full, 0);
             }
+        }
+    }
+
+    /// Runs until idle; returns the cycles at which slice 0 looked its
+    /// queued packets up (its ROP queue shrank).
+    fn run_recording_lookups(m: &mut MemSys, now: &mut u64) -> Vec<u64> {
+        let (mut atomics, mut replies) = (Vec::new(), Vec::new());
+        let mut looked_up = Vec::new();
+        while m.busy() && *now < 1_000_000 {
+            let queued = m.slices[0].rop.len();
+            m.cycle(*now, &mut atomics, &mut replies);
+            for _ in m.slices[0].rop.len()..queued {
+                looked_up.push(*now);
+            }
+            *now += 1;
+        }
+        looked_up
+    }
+
+    /// `l2.miss_queue`: a read miss that evicts a dirty line queues its
+    /// first sector's read and the write-back at its lookup (cycle L),
+    /// then one read per sector access (L+1, L+2, L+3); the queue's head
+    /// enters the DRAM queue one per cycle from the cycle after its
+    /// access: the first read at L+1, the write-back at L+2, the other
+    /// reads at L+3, L+4, L+5 (GPGPU-Sim: `baseline_cache::cycle` moves
+    /// one, then the next sector's `access` queues its read). Without the
+    /// miss queue all five enter at L.
+    #[test]
+    fn the_miss_queue_passes_one_request_a_cycle_into_the_dram_queue() {
+        for cap in [4, 0] {
+            let mut cfg = GpuConfig::tiny();
+            cfg.l2.allocate_on_miss = true;
+            cfg.l2.miss_queue = cap;
+            let mut m = MemSys::new(&cfg);
+            let mut now = 0;
+            fill_a_set_dirty(&mut m, &mut now);
+            m.inject(now, 0, packet(PacketKind::Read, 4 * 16384, u32::MAX));
+            let looked_up = run_recording_lookups(&mut m, &mut now);
+            assert_eq!(looked_up.len(), 1);
+            let l = looked_up[0];
+            let order: Vec<(bool, u64)> = m
+                .sent_dram
+                .iter()
+                .map(|r| (r.write, if r.write { 0 } else { r.tag & 31 }))
+                .collect();
+            assert_eq!(
+                order,
+                vec![(false, 0), (true, 0), (false, 1), (false, 2), (false, 3)]
+            );
+            if cap == 0 {
+                assert!(m.entered_dram.is_empty(), "no miss queue: sent at once");
+                continue;
+            }
+            let entered: Vec<(u64, bool)> =
+                m.entered_dram.iter().map(|&(t, r)| (t, r.write)).collect();
+            assert_eq!(
+                entered,
+                vec![
+                    (l + 1, false),
+                    (l + 2, true),
+                    (l + 3, false),
+                    (l + 4, false),
+                    (l + 5, false)
+                ]
+            );
+        }
+    }
+
+    /// `l2.miss_queue`: no lookup while the slice's DRAM queue is full,
+    /// not even a hit (GPGPU-Sim's `cache_cycle` looks up only while
+    /// `m_L2_dram_queue` has room). With one DRAM-queue entry and three
+    /// credits (`dram.queue` 1 + `dram.return_queue` 1 + 1), a line miss
+    /// A (lookup at L, four sectors) fills the DRAM queue with its fourth
+    /// sector at L+4, so a hit B queued behind A waits from L+4 until a
+    /// credit returns and the channel takes that sector: B is looked up
+    /// in the first cycle that ends with the queue empty, after
+    /// `dram.latency`. Without the miss queue B, a hit, goes at L+4.
+    #[test]
+    fn no_lookup_while_the_dram_queue_is_full() {
+        for cap in [4, 0] {
+            let mut cfg = GpuConfig::tiny();
+            cfg.l2.miss_queue = cap;
+            cfg.dram.queue = 1;
+            cfg.dram.return_queue = 1;
+            cfg.dram.l2_queue = 1;
+            let mut m = MemSys::new(&cfg);
+            let mut now = 0;
+            // B's line is resident (both lines in slice 0: address bit 8
+            // clear).
+            send(&mut m, &mut now, packet(PacketKind::Read, 0x8000, u32::MAX));
+            m.inject(now, 0, packet(PacketKind::Read, 0x4000, u32::MAX));
+            m.inject(now, 0, packet(PacketKind::Read, 0x8000, u32::MAX));
+            let (mut atomics, mut replies) = (Vec::new(), Vec::new());
+            let (mut looked_up, mut room_after) = (Vec::new(), Vec::new());
+            while m.busy() && now < 1_000_000 {
+                let queued = m.slices[0].rop.len();
+                m.cycle(now, &mut atomics, &mut replies);
+                for _ in m.slices[0].rop.len()..queued {
+                    looked_up.push(now);
+                }
+                if m.dram.can_accept_n(0, 1) {
+                    room_after.push(now);
+                }
+                now += 1;
+            }
+            assert_eq!(looked_up.len(), 2);
+            let (l, b) = (looked_up[0], looked_up[1]);
+            if cap == 0 {
+                assert_eq!(b, l + 4, "a hit is looked up whatever the DRAM queue holds");
+                continue;
+            }
+            let first_room = *room_after.iter().find(|&&t| t >= l + 4).unwrap();
+            assert!(first_room > l + 4 + u64::from(cfg.dram.latency));
+            assert_eq!(b, first_room);
+            assert_eq!(
+                m.stats.l2_hits, 4,
+                "B hits (the warm-up and A miss): its wait is the queue's"
+            );
         }
     }
 }
