@@ -392,14 +392,6 @@ impl MemSys {
                 self.blocked_now += 1;
                 continue;
             }
-            // With the miss queue, the victim a miss of an absent line
-            // evicts now (a read with allocate-on-miss, or a store) is
-            // written back through it with the first sector.
-            let victim_wb = missq
-                && misses != 0
-                && way.is_none()
-                && (write || (self.l2_allocate_on_miss && fetch != 0))
-                && self.slices[s].tags.victim_is_dirty(line);
             // `l2.allocate_on_miss`: a read missing an absent line reserves
             // its way now, evicting the victim (GPGPU-Sim's tag_array::access,
             // MISS under ON_MISS); with every way of the set reserved the
@@ -450,6 +442,15 @@ impl MemSys {
             // sector requests, each an L2 access).
             let accesses = need.count_ones().max(1);
             self.slices[s].next_lookup = if missq && misses != 0 {
+                // The victim a miss of an absent line evicts now (a read's,
+                // reserved above, or a store's, at its fill below) is
+                // written back through the miss queue with the first
+                // sector.
+                let all = self.all_sectors();
+                let victim_wb = match evicted {
+                    Some(e) => e.dirty_sectors & all != 0,
+                    None => write && way.is_none() && self.slices[s].tags.victim_is_dirty(line),
+                };
                 self.plan_sector_accesses(s, now, need, misses, fetch, write, victim_wb)
             } else {
                 now + u64::from(accesses)
