@@ -385,7 +385,7 @@ fn replies_are_serialized_at_the_ejection_port() {
 
 /// (e) A slice's input queue as estimated without the request crossbar
 /// (`icnt.request_crossbar = false`; the crossbar's admission is checked
-/// cycle by cycle in `src/timing/memsys.rs`), `l2.input_queue` sector
+/// cycle by cycle in `src/timing/memsys/tests.rs`), `l2.input_queue` sector
 /// accesses counted from the ROP stage on: when it would overflow, the request waits in the
 /// interconnect and blocks its SM's port. One load sends n = 32 whole-line
 /// reads (a = 4 sector accesses each) to one slice (lines 3072 bytes
@@ -1333,4 +1333,62 @@ fn a_modules_kernels_take_consecutive_instruction_addresses() {
         differs,
         "one of the entries straddles a line only when contiguous"
     );
+}
+
+/// (s) The L2's miss queue (`l2.miss_queue`, GPGPU-Sim's 4-entry
+/// `m_miss_queue`, drained into the DRAM queue one request per cycle).
+/// Six line reads arrive together at one slice; each misses in a set
+/// whose eight ways hold dirty lines (allocate on miss, no data-port
+/// cost), so its first sector queues its read and the victim's
+/// write-back, its other three sectors a read each, one sector a cycle.
+/// A read sector needs two free entries (`miss_queue_full(1)`). The first
+/// line leaves one request queued when the second is looked up; the
+/// second leaves two; from the third on, the second sector finds three
+/// queued and waits one cycle for the drain: 6 − 2 = 4 waits in all
+/// (`mem.miss_queue_full`). Without the queue nothing waits.
+#[test]
+fn a_sector_waits_for_room_in_the_l2_miss_queue() {
+    for cap in [4u32, 0] {
+        let cfg = config(&[
+            "l2.allocate_on_miss=true",
+            "l2.data_port_width=0",
+            &format!("l2.miss_queue={cap}"),
+        ]);
+        let map = AddrMap::new(&cfg);
+        let line = u64::from(cfg.l2.line);
+        let (slice, local) = map.slice_local(GLOBAL_BASE);
+        let set = |local: u64| (local / line) % u64::from(cfg.l2.sets);
+        let ways = cfg.l2.ways as usize;
+        let n = 6usize;
+        let lines: Vec<u64> = (0..1u64 << 20)
+            .map(|i| GLOBAL_BASE + i * line)
+            .filter(|&a| {
+                let (s, l) = map.slice_local(a);
+                s == slice && set(l) == set(local)
+            })
+            .take(ways + n)
+            .collect();
+        assert_eq!(lines.len(), ways + n);
+        let mut m = MemSys::new(&cfg);
+        let mut now = 0;
+        let writes: Vec<(u64, Packet)> = lines[..ways]
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| (i as u64, line_write(a, 0..32, 128, i as u32)))
+            .collect();
+        settle(&mut m, &mut now, &writes);
+        assert_eq!(m.stats.l2_writebacks, 0, "eight ways: nothing evicted yet");
+        let reads: Vec<(u64, Packet)> = lines[ways..]
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| (0, line_read(&cfg, 0, a, i as u32)))
+            .collect();
+        settle(&mut m, &mut now, &reads);
+        assert_eq!(
+            m.stats.l2_writebacks, n as u64,
+            "each read evicts a dirty line"
+        );
+        let waits = if cap == 0 { 0 } else { n as u64 - 2 };
+        assert_eq!(m.stats.miss_queue_full, waits, "miss_queue = {cap}");
+    }
 }
