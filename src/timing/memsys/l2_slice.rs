@@ -158,7 +158,8 @@ impl MemSys {
         self.sent_dram.push(r);
         self.stats.dram_bytes += u64::from(r.bytes);
         if self.l2_missq_cap > 0 {
-            // Into the slice's miss queue; it leaves from the next cycle.
+            // Into the slice's miss queue, which it leaves no earlier
+            // than `send_at`.
             let at = self.send_at;
             let q = &mut self.slices[r.slice as usize].missq;
             if q.is_empty() {
@@ -559,7 +560,6 @@ impl MemSys {
                     self.hold_data_port(s, end, port);
                 }
             }
-            self.send_at = now + 1;
         }
         active
     }
