@@ -609,4 +609,23 @@ mod tests {
         assert_eq!(e.line, 10);
         assert!(!c.invalidate(12), "a pending line is not invalidated");
     }
+
+    /// `victim_is_dirty` names the victim an allocation would take: an
+    /// invalid way first (clean), else the least recently used way not
+    /// reserved, dirty if any of its sectors is.
+    #[test]
+    fn victim_is_dirty_looks_at_the_way_an_allocation_would_take() {
+        // One set of two ways.
+        let mut c = TagArray::new(1, 2);
+        assert!(!c.victim_is_dirty(7), "an invalid way is free");
+        c.fill_sectors(10, 0, 0b1, 0b1, true); // dirty, least recent
+        assert!(!c.victim_is_dirty(7), "the other way is still invalid");
+        c.fill_sectors(11, 0, 0b1, 0, true); // clean
+        assert!(c.victim_is_dirty(7), "10 is the LRU way and dirty");
+        assert!(!c.victim_is_dirty(10), "a present line evicts nothing");
+        c.touch(c.way_of(10).unwrap());
+        assert!(!c.victim_is_dirty(7), "11, clean, is the LRU way now");
+        c.reserve(7, 0).unwrap(); // evicts 11 and reserves its way
+        assert!(c.victim_is_dirty(8), "the reserved way is skipped: 10");
+    }
 }
