@@ -184,6 +184,14 @@ impl TagArray {
     ) -> Result<(usize, Option<Evicted>), ReservationFail> {
         self.clock += 1;
         let clock = self.clock;
+        let w = self.allocation_victim(line)?;
+        Ok((w, self.install(w, line, owner, clock, 0, 0, true)))
+    }
+
+    /// The way an allocation of absent `line` takes: the first invalid way
+    /// of its set, else the least recently used way not reserved (first
+    /// on ties). `Err` when the line is present or every way is reserved.
+    fn allocation_victim(&self, line: u64) -> Result<usize, ReservationFail> {
         let s = self.set(line);
         let mut invalid = None;
         let (mut lru, mut oldest) = (None, u64::MAX);
@@ -200,10 +208,7 @@ impl TagArray {
                 (lru, oldest) = (Some(i), w.stamp);
             }
         }
-        let Some(w) = invalid.or(lru) else {
-            return Err(ReservationFail);
-        };
-        Ok((s + w, self.install(s + w, line, owner, clock, 0, 0, true)))
+        invalid.or(lru).map(|w| s + w).ok_or(ReservationFail)
     }
 
     /// [`TagArray::fill`] (clean) of `line`, which [`TagArray::reserve_way`]
@@ -392,28 +397,14 @@ impl TagArray {
     }
 
     /// True when allocating absent `line` now would evict a line with
-    /// dirty sectors: the victim [`TagArray::reserve_way`] and
-    /// [`TagArray::fill_sectors`] would choose (the first invalid way,
-    /// else the least recently used one not reserved). False when `line`
-    /// is present or no way can be had.
+    /// dirty sectors (the victim [`TagArray::reserve_way`] and
+    /// [`TagArray::fill_sectors`] choose). False when `line` is present or
+    /// no way can be had.
     pub fn victim_is_dirty(&self, line: u64) -> bool {
-        let s = self.set(line);
-        let (mut lru, mut oldest) = (None, u64::MAX);
-        for w in &self.way[s..s + self.ways] {
-            if w.line == line {
-                return false;
-            }
-            if w.reserved {
-                continue;
-            }
-            if w.line == INVALID {
-                return false;
-            }
-            if w.stamp < oldest {
-                (lru, oldest) = (Some(w), w.stamp);
-            }
-        }
-        lru.is_some_and(|w| w.dirty_sectors != 0)
+        self.allocation_victim(line).is_ok_and(|i| {
+            let w = &self.way[i];
+            w.line != INVALID && w.dirty_sectors != 0
+        })
     }
 
     /// Removes `line`; returns true if it was present.

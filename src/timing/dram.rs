@@ -393,13 +393,6 @@ impl Dram {
         len == 0 || len + n as usize <= self.l2_queue
     }
 
-    /// Requests slice `slice`'s queue towards its channel can still take.
-    pub fn room(&self, slice: u32) -> usize {
-        let (ch, sub) = self.slice_pos(slice);
-        self.l2_queue
-            .saturating_sub(self.channels[ch].l2q[sub].len())
-    }
-
     fn slice_pos(&self, slice: u32) -> (usize, usize) {
         let ch = (slice / self.per_channel) as usize;
         (
