@@ -8,6 +8,12 @@ and writes the reference figures of correlation/gtx480.toml.
       for every [[kernel]] of TOML whose RESULTS/NAME/{lrr,gto}/gpgpusim.log
       exists, replace its [kernel.lrr] / [kernel.gto] tables with the
       figures of that log; other keys are kept as they are
+  parse_gpgpusim.py perturbed TOML RESULTS
+      for every [[kernel]] of TOML with run directories
+      RESULTS/NAME/TAG/{lrr,gto}/ (run_perturbed.sh's layout), replace its
+      [[kernel.perturbed]] entries with one per TAG whose two logs are
+      accepted: the option the run appended to GPGPU-Sim's config, the same
+      change for gpusim (PERTURBATIONS below) and both cycle counts
 
 A replay whose buffers differ from gpusim's is accepted only when
 GPGPU-Sim's thread and warp instruction counts equal those of
@@ -52,6 +58,13 @@ FIELDS = [
     ("dram_reads", None),
     ("dram_writes", None),
 ]
+
+# GPGPU-Sim options a perturbed run may append (run_perturbed.sh), and the
+# gpusim config field with the same meaning.
+PERTURBATIONS = {
+    "-gpgpu_l2_rop_latency": "l2.latency",
+    "-dram_latency": "dram.latency",
+}
 
 # One channel's DRAM command counts (printed for every channel after every
 # kernel, totals since the start).
@@ -241,6 +254,70 @@ def fmt_value(v):
     return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def accepted(manifest, log):
+    """The figures of `log` when it is a reference run of `manifest`
+    (register counts, instruction counts and results checked as `update`
+    checks them); raises ValueError otherwise."""
+    fields, extras = parse(log)
+    check_regs(manifest, extras["regs"], log)
+    if fields["warp_insts"] != extras["issued_warps"]:
+        recount_vector_loads(manifest, fields, extras, log)
+    if not extras["same_result"]:
+        check_same_path(manifest, fields, log)
+    return fields
+
+
+def appended_option(config):
+    """The one option run_gpgpusim.sh appended after its own two lines
+    (EXTRA_OPTS), as (name, value); None when there is not exactly one."""
+    lines = Path(config).read_text().splitlines()
+    marker = [i for i, l in enumerate(lines) if l.startswith("# correlation/run_gpgpusim.sh")]
+    if not marker:
+        return None
+    extra = [l.split() for l in lines[marker[-1] + 3:] if l.strip() and not l.startswith("#")]
+    if len(extra) != 1 or len(extra[0]) != 2:
+        return None
+    return extra[0][0], extra[0][1]
+
+
+def perturbed_entries(k, results):
+    """[[kernel.perturbed]] entries from RESULTS/NAME/TAG/{lrr,gto}."""
+    entries = []
+    base = results / k["name"]
+    if not base.is_dir():
+        return entries
+    # run_perturbed.sh's tags in its order, then any others by name.
+    order = ["rop119", "rop121", "dram99", "dram101"]
+    tags = sorted((p.name for p in base.iterdir() if p.is_dir()),
+                  key=lambda t: (order.index(t) if t in order else len(order), t))
+    for tag in tags:
+        cycles = {}
+        option = None
+        for sched in ("lrr", "gto"):
+            log = base / tag / sched / "gpgpusim.log"
+            if not log.exists():
+                break
+            opt = appended_option(base / tag / sched / "gpgpusim.config")
+            if opt is None or opt[0] not in PERTURBATIONS or (option and opt != option):
+                print(f"skipped: {log}: not one known appended option", file=sys.stderr)
+                break
+            option = opt
+            try:
+                cycles[sched] = accepted(k["manifest"], log)["cycles"]
+            except ValueError as e:
+                print(f"skipped: {e}", file=sys.stderr)
+                break
+        if len(cycles) == 2:
+            entries.append({
+                "gpgpusim": f"{option[0]} {option[1]}",
+                "set": f"{PERTURBATIONS[option[0]]}={option[1]}",
+                "lrr": cycles["lrr"],
+                "gto": cycles["gto"],
+            })
+            print(f"{k['name']} {option[0]} {option[1]}: {cycles['lrr']} / {cycles['gto']}", file=sys.stderr)
+    return entries
+
+
 def render(doc):
     out = []
     ref = doc.get("reference", {})
@@ -251,13 +328,17 @@ def render(doc):
         out.append("")
         out.append("[[kernel]]")
         for key, v in k.items():
-            if not isinstance(v, dict):
+            if not isinstance(v, (dict, list)):
                 out.append(f"{key} = {fmt_value(v)}")
         for sched in ("lrr", "gto"):
             if sched in k:
                 out.append(f"[kernel.{sched}]")
                 for key, v in k[sched].items():
                     out.append(f"{key} = {fmt_value(v)}")
+        for entry in k.get("perturbed", []):
+            out.append("[[kernel.perturbed]]")
+            for key, v in entry.items():
+                out.append(f"{key} = {fmt_value(v)}")
     return "\n".join(out) + "\n"
 
 
@@ -282,17 +363,27 @@ def main(argv):
                 log = results / k["name"] / sched / "gpgpusim.log"
                 if log.exists():
                     try:
-                        fields, extras = parse(log)
-                        check_regs(k["manifest"], extras["regs"], log)
-                        if fields["warp_insts"] != extras["issued_warps"]:
-                            recount_vector_loads(k["manifest"], fields, extras, log)
-                        if not extras["same_result"]:
-                            check_same_path(k["manifest"], fields, log)
+                        fields = accepted(k["manifest"], log)
                     except ValueError as e:
                         print(f"skipped: {e}", file=sys.stderr)
                         continue
                     k[sched] = fields
                     print(f"{k['name']} {sched}: {fields['cycles']} cycles", file=sys.stderr)
+        text = render(doc)
+        path.write_text(("\n".join(header) + "\n\n" if header else "") + text)
+        return 0
+    if len(argv) == 4 and argv[1] == "perturbed":
+        path, results = Path(argv[2]), Path(argv[3])
+        header = []
+        for line in path.read_text().splitlines():
+            if not line.startswith("#"):
+                break
+            header.append(line)
+        doc = tomllib.loads(path.read_text())
+        for k in doc.get("kernel", []):
+            entries = perturbed_entries(k, results)
+            if entries:
+                k["perturbed"] = entries
         text = render(doc)
         path.write_text(("\n".join(header) + "\n\n" if header else "") + text)
         return 0

@@ -15,6 +15,9 @@
 #        LD_LIBRARY_PATH        must find GPGPU-Sim's libcudart.so.13 first
 #        NVCC                   nvcc 13.5 (default: nvcc on PATH)
 #        GPUSIM                 the gpusim binary (default: target/release/gpusim)
+#        EXTRA_OPTS             more GPGPU-Sim options for this run, space-separated, `_SP_`
+#                               standing for the space inside one (e.g. `-dram_latency_SP_101`);
+#                               used for the perturbation runs of docs/correlation.md
 # Writes OUT_DIR/trace/ (the export), OUT_DIR/app, OUT_DIR/SCHED/gpgpusim.log.
 set -euo pipefail
 manifest=$1
@@ -52,6 +55,7 @@ sed -i 's/^-gpuwattch_xml_file/# (unknown to GPGPU-Sim 4.2, removed) -gpuwattch_
   echo "# correlation/run_gpgpusim.sh: the only changes (later options win)"
   echo "-gpgpu_scheduler $sched"
   echo "-power_simulation_enabled 0"
+  for o in ${EXTRA_OPTS:-}; do echo "${o//_SP_/ }"; done
 } >> "$run/gpgpusim.config"
 cd "$run"
 # What GPGPU-Sim's setup_environment exports for CUDA >= 6.0 (without

@@ -717,3 +717,115 @@ fn kernels_without_figures_are_listed_not_run() {
     assert!(err.contains("has no figures for `lrr`"), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The perturbed runs of `tests/correlate/perturbed.toml`: each pair runs
+/// gpusim with the change (checked against `gpusim run --set` of the same
+/// manifest), the table prints both sides' lrr/gto ratios and the means,
+/// and the order line counts the kernel by its means.
+#[test]
+fn perturbed_pairs_run_with_their_change() {
+    let dir = scratch("perturbed");
+    let json = dir.join("p.json");
+    let (code, out, err) = gpusim(&[
+        "correlate",
+        "tests/correlate/perturbed.toml",
+        "--jobs",
+        "2",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // Two nominal runs and two per perturbed pair.
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with('[')).count(),
+        6,
+        "{err}"
+    );
+    let cycles = |set: Option<&str>, sched: &str| {
+        let out = dir.join(format!("{sched}-{}.json", set.unwrap_or("nominal")));
+        let mut args = vec!["run", "kernels/saxpy.toml", "--sched", sched];
+        if let Some(s) = set {
+            args.extend(["--set", s]);
+        }
+        args.extend(["--json", out.to_str().unwrap()]);
+        let (code, _, err) = gpusim(&args);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out).unwrap()).unwrap();
+        v["cycles"].as_u64().unwrap() as f64
+    };
+    let mut gpusim_ratios = Vec::new();
+    for set in [None, Some("l2.latency=119"), Some("dram.latency=101")] {
+        let r = cycles(set, "lrr") / cycles(set, "gto");
+        gpusim_ratios.push(r);
+        // The change column: `nominal`, or `GPGPU-Sim option / gpusim change`.
+        let label = set.map_or("  nominal ".to_string(), |s| format!(" / {s} "));
+        let row = out
+            .lines()
+            .find(|l| l.starts_with("saxpy") && l.contains(&label))
+            .unwrap_or_else(|| panic!("no row for {label}:\n{out}"));
+        assert!(row.contains(&format!("{r:.4}")), "{row} lacks {r:.4}");
+    }
+    let reference = [500.0 / 510.0, 600.0 / 500.0, 550.0 / 500.0];
+    let ref_mean = reference.iter().sum::<f64>() / 3.0;
+    let gs_mean = gpusim_ratios.iter().sum::<f64>() / 3.0;
+    let mean_row = out
+        .lines()
+        .find(|l| l.starts_with("saxpy") && l.contains("mean of 3"))
+        .unwrap_or_else(|| panic!("no mean row:\n{out}"));
+    assert!(
+        mean_row.contains(&format!("{ref_mean:.4} (1/3)")),
+        "{mean_row}"
+    );
+    let lrr_wins = gpusim_ratios.iter().filter(|&&r| r < 1.0).count();
+    assert!(
+        mean_row.contains(&format!("{gs_mean:.4} ({lrr_wins}/3)")),
+        "{mean_row}"
+    );
+    let matches = gs_mean > 1.0; // the reference's mean says gto
+    assert!(
+        mean_row
+            .trim_end()
+            .ends_with(if matches { "yes" } else { "NO" }),
+        "{mean_row}"
+    );
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("IPC order by the means"))
+        .unwrap_or_else(|| panic!("no order line:\n{out}"));
+    assert!(
+        line.contains(&format!(
+            "(1 kernels), else nominal: {}/1",
+            usize::from(matches)
+        )),
+        "{line}"
+    );
+    // The JSON has the pairs and the order.
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let k = &v["kernels"][0];
+    assert_eq!(k["perturbed"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        k["perturbed"][0]["reference"],
+        serde_json::json!([600, 500])
+    );
+    assert_eq!(k["perturbed_order"]["samples"], 3);
+    assert_eq!(v["ipc_order"]["perturbed_kernels"], 1);
+}
+
+/// A perturbed run whose change gpusim does not know is a configuration
+/// error before anything runs (exit status 2).
+#[test]
+fn an_unknown_perturbation_key_is_an_error() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/correlate/perturbed.toml"),
+    )
+    .unwrap()
+    .replace("set = \"dram.latency=101\"", "set = \"dram.latencyy=101\"");
+    let dir = scratch("perturbed-bad");
+    let file = dir.join("bad.toml");
+    std::fs::write(&file, text).unwrap();
+    let (code, out, err) = gpusim(&["correlate", file.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("dram.latencyy"), "{err}");
+}

@@ -21,6 +21,7 @@
 //! (README tables), [`Correlation::to_json`], [`svg::scatter`] (cycles
 //! scatter plot).
 
+pub mod perturbed;
 pub mod reference;
 pub mod render;
 pub mod stats;
@@ -32,7 +33,10 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-pub use reference::{Figures, Provenance, RefKernel, Reference, Sched, load_reference};
+pub use perturbed::{PerturbedOrder, PerturbedRun};
+pub use reference::{
+    Figures, Perturbation, Provenance, RefKernel, Reference, Sched, load_reference,
+};
 use stats::Faster;
 
 use crate::ptx::diagnostics::Diagnostics;
@@ -239,10 +243,18 @@ pub struct KernelResult {
     pub runs: Vec<Run>,
     /// The IPC order of lrr and gto, when both ran on both sides.
     pub ipc_order: Option<IpcOrder>,
+    /// The perturbed run pairs (the reference file's `[[kernel.perturbed]]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub perturbed: Vec<PerturbedRun>,
+    /// The order over the nominal and perturbed pairs, when there are
+    /// perturbed pairs with a gpusim side and the nominal pair ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub perturbed_order: Option<PerturbedOrder>,
 }
 
 impl KernelResult {
-    /// A kernel's row from its runs (computes the IPC order).
+    /// A kernel's row from its runs (computes the IPC order); no
+    /// perturbed runs ([`KernelResult::with_perturbed`] adds them).
     pub fn new(name: &str, manifest: &str, stresses: &str, runs: Vec<Run>) -> KernelResult {
         let side =
             |s: Sched, f: fn(&Run) -> Option<f64>| runs.iter().find(|r| r.sched == s).and_then(f);
@@ -261,6 +273,36 @@ impl KernelResult {
                 matches: reference == gpusim,
             }),
             runs,
+            perturbed: Vec::new(),
+            perturbed_order: None,
+        }
+    }
+
+    /// Adds the perturbed run pairs and the order over them and the
+    /// nominal pair (which needs both schedulers on both sides).
+    pub fn with_perturbed(mut self, perturbed: Vec<PerturbedRun>) -> KernelResult {
+        let cycles = |s: Sched| self.runs.iter().find(|r| r.sched == s);
+        let nominal = match (cycles(Sched::Lrr), cycles(Sched::Gto)) {
+            (Some(l), Some(g)) => l.gpusim.zip(g.gpusim).map(|(gl, gg)| {
+                (
+                    [l.reference.cycles, g.reference.cycles],
+                    [gl.cycles, gg.cycles],
+                )
+            }),
+            _ => None,
+        };
+        self.perturbed_order = nominal.and_then(|n| PerturbedOrder::of(n, &perturbed));
+        self.perturbed = perturbed;
+        self
+    }
+
+    /// Whether the kernel keeps GPGPU-Sim's order by the perturbation
+    /// means where it has them, else by the nominal runs.
+    pub fn order_matches(&self) -> Option<bool> {
+        match (&self.perturbed_order, &self.ipc_order) {
+            (Some(p), _) => Some(p.matches),
+            (None, Some(o)) => Some(o.matches),
+            (None, None) => None,
         }
     }
 }
@@ -333,6 +375,13 @@ pub struct OrderSummary {
     pub matches: usize,
     /// The names of the others, in file order.
     pub mismatched: Vec<String>,
+    /// Kernels whose order is also compared over perturbed runs.
+    pub perturbed_kernels: usize,
+    /// Kernels with GPGPU-Sim's order by the perturbation means where
+    /// there are perturbed runs, else by the nominal runs (of `kernels`).
+    pub with_perturbed_matches: usize,
+    /// The names of the others, in file order.
+    pub with_perturbed_mismatched: Vec<String>,
 }
 
 /// The whole comparison.
@@ -390,6 +439,19 @@ impl Correlation {
                 .iter()
                 .filter(|(_, o)| !o.matches)
                 .map(|(k, _)| k.to_string())
+                .collect(),
+            perturbed_kernels: kernels
+                .iter()
+                .filter(|k| k.perturbed_order.is_some())
+                .count(),
+            with_perturbed_matches: kernels
+                .iter()
+                .filter(|k| k.ipc_order.is_some() && k.order_matches() == Some(true))
+                .count(),
+            with_perturbed_mismatched: kernels
+                .iter()
+                .filter(|k| k.ipc_order.is_some() && k.order_matches() == Some(false))
+                .map(|k| k.name.clone())
                 .collect(),
         };
         Correlation {
@@ -525,23 +587,49 @@ pub fn run(
                 .then(|| prepare(&opts.root.join(&k.manifest), None).map_err(run_error_text))
         })
         .collect();
-    let tasks: Vec<(usize, Sched)> = kernels
-        .iter()
-        .enumerate()
-        .flat_map(|(i, k)| {
-            scheds
-                .iter()
-                .filter(|&&s| k.figures(s).is_some())
-                .map(move |&s| (i, s))
-        })
-        .collect();
+    // Perturbed pairs run when both schedulers are compared: each with
+    // the machine plus its change (a change gpusim does not accept is a
+    // configuration error, found before anything runs).
+    let both = scheds.contains(&Sched::Lrr) && scheds.contains(&Sched::Gto);
+    let mut perturbed_cfgs: Vec<Vec<crate::config::GpuConfig>> = Vec::new();
+    for k in &kernels {
+        let mut v = Vec::new();
+        if both && prepared_has(k, &scheds) {
+            for p in &k.perturbed {
+                let mut sets = opts.sets.clone();
+                sets.extend(p.key_value());
+                v.push(
+                    crate::config::load_config(&opts.config, &sets)
+                        .map_err(CorrelateError::Config)?,
+                );
+            }
+        }
+        perturbed_cfgs.push(v);
+    }
+    // (kernel, scheduler, perturbed run or `None` for the nominal run).
+    let mut tasks: Vec<(usize, Sched, Option<usize>)> = Vec::new();
+    for (i, k) in kernels.iter().enumerate() {
+        for &s in &scheds {
+            if k.figures(s).is_some() {
+                tasks.push((i, s, None));
+            }
+        }
+    }
+    for (i, cfgs) in perturbed_cfgs.iter().enumerate() {
+        for j in 0..cfgs.len() {
+            for s in [Sched::Lrr, Sched::Gto] {
+                tasks.push((i, s, Some(j)));
+            }
+        }
+    }
     let total = tasks.len();
     let done = Mutex::new(0usize);
-    let results = crate::report::repro::pool(opts.jobs.max(1), &tasks, |&(i, s)| {
+    let results = crate::report::repro::pool(opts.jobs.max(1), &tasks, |&(i, s, pert)| {
         let start = Instant::now();
+        let machine = pert.map_or(&cfg, |j| &perturbed_cfgs[i][j]);
         let outcome = match prepared[i].as_ref().expect("loaded where there are tasks") {
             Err(e) => Err(e.clone()),
-            Ok(p) => run_timed_with(p, &[], &cfg, &Policies::sched(s.name()), false)
+            Ok(p) => run_timed_with(p, &[], machine, &Policies::sched(s.name()), false)
                 .map_err(run_error_text)
                 .and_then(|r| {
                     if r.check.passed() {
@@ -552,42 +640,80 @@ pub fn run(
                 }),
         };
         let k = kernels[i];
-        let reference = k.figures(s).expect("tasks only where figures exist");
-        let run = Run::new(s, reference, outcome);
-        let what = match (&run.gpusim, run.cycles_ratio) {
-            (Some(g), Some(ratio)) => format!(
-                "{} cycles, GPGPU-Sim {} (ratio {ratio:.3})",
-                g.cycles, run.reference.cycles
+        let (reference_cycles, label) = match pert {
+            None => (
+                k.figures(s).expect("tasks only where figures exist").cycles,
+                String::new(),
             ),
-            _ => format!(
-                "ERROR {}",
-                run.error
-                    .as_deref()
-                    .unwrap_or("")
-                    .lines()
-                    .next()
-                    .unwrap_or("")
+            Some(j) => {
+                let p = &k.perturbed[j];
+                let c = if s == Sched::Lrr { p.lrr } else { p.gto };
+                (c, format!(" [{}]", p.set))
+            }
+        };
+        let what = match &outcome {
+            Ok(g) => format!(
+                "{} cycles, GPGPU-Sim {reference_cycles} (ratio {:.3})",
+                g.cycles,
+                g.cycles as f64 / reference_cycles.max(1) as f64
             ),
+            Err(e) => format!("ERROR {}", e.lines().next().unwrap_or("")),
         };
         let mut d = done.lock().expect("progress counter");
         *d += 1;
         progress(&format!(
-            "[{:>2}/{total}] {} {}: {what} ({:.1} s)",
+            "[{:>2}/{total}] {} {}{label}: {what} ({:.1} s)",
             *d,
             k.name,
             s.name(),
             start.elapsed().as_secs_f64()
         ));
-        run
+        outcome
     });
     let mut rows: Vec<Vec<Run>> = kernels.iter().map(|_| Vec::new()).collect();
-    for ((i, _), run) in tasks.iter().zip(results) {
-        rows[*i].push(run);
+    // Per kernel and perturbed pair: the lrr and gto outcomes.
+    type Outcomes = [Option<Result<Side, String>>; 2];
+    let mut pert_sides: Vec<Vec<Outcomes>> = perturbed_cfgs
+        .iter()
+        .map(|v| v.iter().map(|_| [None, None]).collect())
+        .collect();
+    for (&(i, s, pert), outcome) in tasks.iter().zip(results) {
+        match pert {
+            None => {
+                let reference = kernels[i]
+                    .figures(s)
+                    .expect("tasks only where figures exist");
+                rows[i].push(Run::new(s, reference, outcome));
+            }
+            Some(j) => pert_sides[i][j][usize::from(s == Sched::Gto)] = Some(outcome),
+        }
     }
     let results = kernels
         .iter()
         .zip(rows)
-        .map(|(k, runs)| KernelResult::new(&k.name, &k.manifest, &k.stresses, runs))
+        .zip(pert_sides)
+        .map(|((k, runs), sides)| {
+            let perturbed = k
+                .perturbed
+                .iter()
+                .zip(sides)
+                .map(|(p, [l, g])| {
+                    let (l, g) = (l.expect("lrr ran"), g.expect("gto ran"));
+                    let (gpusim, error) = match (l, g) {
+                        (Ok(l), Ok(g)) => (Some([l.cycles, g.cycles]), None),
+                        (Err(e), _) | (_, Err(e)) => (None, Some(e)),
+                    };
+                    PerturbedRun {
+                        gpgpusim: p.gpgpusim.clone(),
+                        set: p.set.clone(),
+                        reference: [p.lrr, p.gto],
+                        gpusim,
+                        error,
+                    }
+                })
+                .collect();
+            KernelResult::new(&k.name, &k.manifest, &k.stresses, runs).with_perturbed(perturbed)
+        })
         .collect();
     Ok(Correlation::new(
         &opts.reference.display().to_string(),
@@ -597,6 +723,12 @@ pub fn run(
         scheds,
         results,
     ))
+}
+
+/// True when `k` has figures for both schedulers and both are compared
+/// (its perturbed pairs can run).
+fn prepared_has(k: &RefKernel, scheds: &[Sched]) -> bool {
+    scheds.iter().filter(|&&s| k.figures(s).is_some()).count() == 2
 }
 
 /// The reference file and root to use when none is given: the default

@@ -27,7 +27,18 @@
 //! dram_writes = 0
 //! [kernel.gto]
 //! # ...
+//! [[kernel.perturbed]]                   # optional, repeatable: one small change
+//! gpgpusim = "-gpgpu_l2_rop_latency 119" # the option appended to GPGPU-Sim's config
+//! set = "l2.latency=119"                 # the same change to gpusim's machine
+//! lrr = 48361                            # GPGPU-Sim's cycles under lrr
+//! gto = 48050                            # and under gto
 //! ```
+//!
+//! The perturbed runs (a latency moved by one cycle) show whether a
+//! kernel's lrr/gto order is a property of the machine or of one draw: on
+//! kernels whose two schedulers are within a few percent, one cycle more
+//! or less somewhere can swap them in either simulator
+//! ([`super::perturbed`]).
 //!
 //! A kernel without figures (not measured yet) is listed but not
 //! compared. Unknown keys, missing fields, wrong types, duplicate kernel
@@ -116,6 +127,30 @@ pub struct Figures {
     pub dram_writes: u64,
 }
 
+/// GPGPU-Sim's cycles under one small change of its configuration (a
+/// latency moved by a cycle), with the same change for gpusim.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Perturbation {
+    /// The option appended to GPGPU-Sim's configuration file.
+    pub gpgpusim: String,
+    /// The same change to gpusim's machine, `key=value` (as `--set`).
+    pub set: String,
+    /// GPGPU-Sim's cycles under `lrr`.
+    pub lrr: u64,
+    /// GPGPU-Sim's cycles under `gto`.
+    pub gto: u64,
+}
+
+impl Perturbation {
+    /// The gpusim change as (key, value), when `set` has that form.
+    pub fn key_value(&self) -> Option<(String, String)> {
+        let (k, v) = self.set.split_once('=')?;
+        let (k, v) = (k.trim(), v.trim());
+        (!k.is_empty() && !v.is_empty()).then(|| (k.to_string(), v.to_string()))
+    }
+}
+
 /// One kernel of the correlation set.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct RefKernel {
@@ -131,6 +166,9 @@ pub struct RefKernel {
     /// Figures under `gto`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gto: Option<Figures>,
+    /// GPGPU-Sim's cycles under small changes (`[[kernel.perturbed]]`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub perturbed: Vec<Perturbation>,
     /// Line of its `name` in the file.
     #[serde(skip)]
     pub line: u32,
@@ -185,6 +223,8 @@ struct RawKernel {
     stresses: Option<String>,
     lrr: Option<Spanned<Figures>>,
     gto: Option<Spanned<Figures>>,
+    #[serde(default)]
+    perturbed: Vec<Spanned<Perturbation>>,
 }
 
 const CODE: &str = "gpusim::correlate::reference";
@@ -208,7 +248,8 @@ pub fn parse_reference(name: &str, text: &str) -> Result<Reference, Diagnostics>
                 "the keys are: [reference] simulator, config, cuda, compiler, reproduce; \
                  [[kernel]] name, manifest, stresses, [kernel.lrr], [kernel.gto]; \
                  per scheduler: cycles, thread_insts, warp_insts, launches, l1d_accesses, \
-                 l1d_misses, l2_accesses, l2_misses, dram_reads, dram_writes",
+                 l1d_misses, l2_accesses, l2_misses, dram_reads, dram_writes; \
+                 [[kernel.perturbed]] gpgpusim, set, lrr, gto",
             );
         }
         fail(vec![d])
@@ -255,6 +296,28 @@ pub fn parse_reference(name: &str, text: &str) -> Result<Reference, Diagnostics>
                 );
             }
         }
+        for p in &k.perturbed {
+            let span = Span::new(p.span().start, p.span().end);
+            let q = p.get_ref();
+            let why = if q.key_value().is_none() {
+                Some(format!("`set = \"{}\"` is not `key=value`", q.set))
+            } else if q.lrr == 0 || q.gto == 0 {
+                Some("`lrr` or `gto` is 0 (no ratio can be formed)".to_string())
+            } else if k.lrr.is_none() || k.gto.is_none() {
+                Some("perturbed runs need the kernel's lrr and gto figures".to_string())
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                problems.push(
+                    Diagnostic::new(
+                        CODE,
+                        format!("kernel `{}` perturbed run: {why}", k.name.get_ref()),
+                    )
+                    .label(span, "this run"),
+                );
+            }
+        }
         kernels.push(RefKernel {
             line: file.line_of(name_span.start),
             name: k.name.into_inner(),
@@ -262,6 +325,7 @@ pub fn parse_reference(name: &str, text: &str) -> Result<Reference, Diagnostics>
             stresses: k.stresses.unwrap_or_default(),
             lrr: k.lrr.map(Spanned::into_inner),
             gto: k.gto.map(Spanned::into_inner),
+            perturbed: k.perturbed.into_iter().map(Spanned::into_inner).collect(),
         });
     }
     if kernels.is_empty() && problems.is_empty() {
@@ -369,6 +433,41 @@ mod tests {
                 .message
                 .contains("`l2_misses` (6) exceeds `l2_accesses` (5)")
         );
+    }
+
+    #[test]
+    fn perturbed_runs_are_read_and_checked() {
+        let good = "[[kernel.perturbed]]\ngpgpusim = \"-dram_latency 101\"\n\
+                    set = \"dram.latency = 101\"\nlrr = 90\ngto = 110\n";
+        let text = file(&format!(
+            "[[kernel]]\nname = \"a\"\nmanifest = \"m\"\n[kernel.lrr]\n{FIGS}[kernel.gto]\n{FIGS}{good}"
+        ));
+        let r = parse_reference("r.toml", &text).unwrap();
+        let p = &r.kernels[0].perturbed[0];
+        assert_eq!((p.lrr, p.gto), (90, 110));
+        assert_eq!(
+            p.key_value(),
+            Some(("dram.latency".to_string(), "101".to_string()))
+        );
+        let bad = good
+            .replace("dram.latency = 101", "dram.latency")
+            .replace("gto = 110", "gto = 0");
+        let text = file(&format!(
+            "[[kernel]]\nname = \"a\"\nmanifest = \"m\"\n[kernel.lrr]\n{FIGS}{bad}"
+        ));
+        let e = parse_reference("r.toml", &text).unwrap_err();
+        assert_eq!(e.list.len(), 1);
+        assert!(
+            e.list[0].message.contains("is not `key=value`"),
+            "{}",
+            e.list[0].message
+        );
+        let zero = good.replace("gto = 110", "gto = 0");
+        let text = file(&format!(
+            "[[kernel]]\nname = \"a\"\nmanifest = \"m\"\n[kernel.lrr]\n{FIGS}[kernel.gto]\n{FIGS}{zero}"
+        ));
+        let e = parse_reference("r.toml", &text).unwrap_err();
+        assert!(e.list[0].message.contains("is 0"), "{}", e.list[0].message);
     }
 
     #[test]

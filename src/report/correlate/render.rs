@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::stats::Faster;
-use super::{Correlation, KernelResult, Run, Side, Summary};
+use super::{Correlation, KernelResult, Run, Sched, Side, Summary};
 
 /// The per-run columns, in order: header and what each holds (`ref` =
 /// GPGPU-Sim, `gpusim` = this simulator).
@@ -118,6 +118,93 @@ fn order_rows(c: &Correlation) -> Vec<Vec<String>> {
         .collect()
 }
 
+const PERTURBED_HEADER: [&str; 5] = [
+    "kernel",
+    "change (GPGPU-Sim / gpusim)",
+    "ref lrr/gto",
+    "gpusim lrr/gto",
+    "match",
+];
+
+/// The lrr/gto cycle ratios of the kernels with perturbed runs: the
+/// nominal pair, each perturbed pair, then the means (with how many pairs
+/// lrr won on each side) and whether their orders agree.
+fn perturbed_rows(c: &Correlation) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    let ratio = |x: [u64; 2]| format!("{:.4}", super::perturbed::ratio(x));
+    for k in &c.kernels {
+        let Some(o) = k.perturbed_order else { continue };
+        let side = |s: Sched| k.runs.iter().find(|r| r.sched == s);
+        if let (Some(l), Some(g)) = (side(Sched::Lrr), side(Sched::Gto))
+            && let (Some(gl), Some(gg)) = (l.gpusim, g.gpusim)
+        {
+            rows.push(vec![
+                k.name.clone(),
+                "nominal".to_string(),
+                ratio([l.reference.cycles, g.reference.cycles]),
+                ratio([gl.cycles, gg.cycles]),
+                String::new(),
+            ]);
+        }
+        for p in &k.perturbed {
+            rows.push(vec![
+                k.name.clone(),
+                format!("{} / {}", p.gpgpusim, p.set),
+                ratio(p.reference),
+                p.gpusim.map_or_else(|| "error".to_string(), ratio),
+                String::new(),
+            ]);
+        }
+        rows.push(vec![
+            k.name.clone(),
+            format!("mean of {} (lrr faster in ref / gpusim)", o.samples),
+            format!(
+                "{:.4} ({}/{})",
+                o.reference_mean, o.reference_lrr_faster, o.samples
+            ),
+            format!(
+                "{:.4} ({}/{})",
+                o.gpusim_mean, o.gpusim_lrr_faster, o.samples
+            ),
+            if o.matches { "yes" } else { "NO" }.to_string(),
+        ]);
+    }
+    rows
+}
+
+const PERTURBED_MEAN_HEADER: [&str; 5] = [
+    "kernel",
+    "pairs",
+    "ref mean lrr/gto (lrr faster)",
+    "gpusim mean lrr/gto (lrr faster)",
+    "match",
+];
+
+/// One row per kernel with perturbed runs: the pairs averaged, each
+/// side's mean lrr/gto cycle ratio (with the pairs lrr won) and whether
+/// the means give the same order.
+fn perturbed_mean_rows(c: &Correlation) -> Vec<Vec<String>> {
+    c.kernels
+        .iter()
+        .filter_map(|k| {
+            let o = k.perturbed_order?;
+            Some(vec![
+                k.name.clone(),
+                o.samples.to_string(),
+                format!(
+                    "{:.4} ({}/{})",
+                    o.reference_mean, o.reference_lrr_faster, o.samples
+                ),
+                format!(
+                    "{:.4} ({}/{})",
+                    o.gpusim_mean, o.gpusim_lrr_faster, o.samples
+                ),
+                if o.matches { "yes" } else { "NO" }.to_string(),
+            ])
+        })
+        .collect()
+}
+
 fn run_rows(kernels: &[KernelResult]) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for k in kernels {
@@ -195,6 +282,16 @@ fn order_line(c: &Correlation) -> String {
     if !o.mismatched.is_empty() {
         let _ = write!(s, " (differs: {})", o.mismatched.join(", "));
     }
+    if o.perturbed_kernels > 0 {
+        let _ = write!(
+            s,
+            "\nIPC order by the means over one-cycle perturbations ({} kernels), else nominal: {}/{} kernels",
+            o.perturbed_kernels, o.with_perturbed_matches, o.kernels
+        );
+        if !o.with_perturbed_mismatched.is_empty() {
+            let _ = write!(s, " (differs: {})", o.with_perturbed_mismatched.join(", "));
+        }
+    }
     s
 }
 
@@ -245,7 +342,8 @@ fn notes(c: &Correlation, o: &mut String) {
 }
 
 /// The comparison as plain text: a heading, the per-run table, the IPC
-/// order table, the summary table, then the notes.
+/// order table, every perturbed pair with the means, the summary table,
+/// then the notes.
 pub fn text(c: &Correlation) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{}\n", heading(c));
@@ -255,6 +353,15 @@ pub fn text(c: &Correlation) -> String {
         o.push('\n');
         let h: Vec<String> = ORDER_HEADER.iter().map(|s| s.to_string()).collect();
         plain_table(&mut o, &h, &orders, ORDER_HEADER.len());
+    }
+    let perturbed = perturbed_rows(c);
+    if !perturbed.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nlrr/gto cycles under one-cycle perturbations (below 1: lrr has the higher IPC)"
+        );
+        let h: Vec<String> = PERTURBED_HEADER.iter().map(|s| s.to_string()).collect();
+        plain_table(&mut o, &h, &perturbed, 2);
     }
     o.push('\n');
     let h: Vec<String> = SUMMARY_HEADER.iter().map(|s| s.to_string()).collect();
@@ -266,7 +373,8 @@ pub fn text(c: &Correlation) -> String {
 }
 
 /// The comparison as the README's Markdown: the per-run table, the IPC
-/// order table and the summary table, each under a bold caption.
+/// order table, the perturbation means (one row per kernel with perturbed
+/// runs) and the summary table, each under a bold caption.
 pub fn markdown(c: &Correlation) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{}\n", heading(c));
@@ -277,6 +385,19 @@ pub fn markdown(c: &Correlation) -> String {
         let _ = writeln!(o, "\n**IPC order, lrr vs gto**\n");
         let h: Vec<String> = ORDER_HEADER.iter().map(|s| s.to_string()).collect();
         markdown_table(&mut o, &h, &orders, ORDER_HEADER.len());
+    }
+    let perturbed = perturbed_mean_rows(c);
+    if !perturbed.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n**lrr/gto cycles, mean over the nominal run and one-cycle perturbations** \
+             (below 1: lrr has the higher IPC; each pair: `gpusim correlate` without `--markdown`)\n"
+        );
+        let h: Vec<String> = PERTURBED_MEAN_HEADER
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        markdown_table(&mut o, &h, &perturbed, 1);
     }
     let _ = writeln!(o, "\n**Cycles, gpusim against GPGPU-Sim**\n");
     let h: Vec<String> = SUMMARY_HEADER.iter().map(|s| s.to_string()).collect();
