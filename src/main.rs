@@ -706,7 +706,7 @@ fn correlate(f: CorrelateFlags, colour: bool) -> ExitCode {
     } else {
         out!("{}", correlate::render::text(&c));
     }
-    let mut status = if c.errors().is_empty() {
+    let mut status = if c.errors().is_empty() && c.perturbed_errors().is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(2)

@@ -829,3 +829,34 @@ fn an_unknown_perturbation_key_is_an_error() {
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("dram.latencyy"), "{err}");
 }
+
+/// A perturbed pair whose gpusim run fails (here: no progress within one
+/// cycle) is listed under `errors` with its change, shows `error` in the
+/// table, and makes the exit status 2; the nominal runs still compare.
+#[test]
+fn a_failed_perturbed_run_is_reported() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/correlate/perturbed.toml"),
+    )
+    .unwrap()
+    .replace(
+        "set = \"dram.latency=101\"",
+        "set = \"sim.progress_window=1\"",
+    );
+    let dir = scratch("perturbed-fail");
+    let file = dir.join("fail.toml");
+    std::fs::write(&file, text).unwrap();
+    let (code, out, err) = gpusim(&["correlate", file.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        out.contains("saxpy [sim.progress_window=1]: ") && out.contains("no progress"),
+        "{out}"
+    );
+    let row = out
+        .lines()
+        .find(|l| l.contains(" / sim.progress_window=1 "))
+        .unwrap_or_else(|| panic!("no row:\n{out}"));
+    assert!(row.trim_end().ends_with("error"), "{row}");
+    // The mean is over the nominal pair and the pair that ran.
+    assert!(out.contains("mean of 2"), "{out}");
+}

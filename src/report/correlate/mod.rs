@@ -479,6 +479,20 @@ impl Correlation {
         v
     }
 
+    /// Every perturbed pair without a gpusim side: kernel, its change,
+    /// error (of the first of its two runs that failed).
+    pub fn perturbed_errors(&self) -> Vec<(&str, &str, &str)> {
+        let mut v = Vec::new();
+        for k in &self.kernels {
+            for p in &k.perturbed {
+                if let Some(e) = &p.error {
+                    v.push((k.name.as_str(), p.set.as_str(), e.as_str()));
+                }
+            }
+        }
+        v
+    }
+
     /// The summary of `scope` (`lrr`, `gto`, `all`).
     pub fn summary(&self, scope: &str) -> Option<&Summary> {
         self.summaries.iter().find(|s| s.scope == scope)

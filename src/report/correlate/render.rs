@@ -333,10 +333,14 @@ fn notes(c: &Correlation, o: &mut String) {
         );
     }
     let errors = c.errors();
-    if !errors.is_empty() {
+    let perturbed = c.perturbed_errors();
+    if !errors.is_empty() || !perturbed.is_empty() {
         let _ = writeln!(o, "\nerrors:");
         for (k, s, e) in errors {
             let _ = writeln!(o, "  {k} {}: {}", s.name(), e.replace('\n', "\n    "));
+        }
+        for (k, set, e) in perturbed {
+            let _ = writeln!(o, "  {k} [{set}]: {}", e.replace('\n', "\n    "));
         }
     }
 }
