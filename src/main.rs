@@ -354,6 +354,11 @@ enum Command {
         /// Override one config field (repeatable), e.g. `--set l1d.ways=8`.
         #[arg(long = "set", value_name = "KEY=VALUE", value_parser = parse_key_value)]
         sets: Vec<(String, String)>,
+        /// Skip the reference file's perturbed runs (`[[kernel.perturbed]]`:
+        /// GPGPU-Sim with one latency moved by a cycle), which otherwise run
+        /// whenever lrr and gto are both compared.
+        #[arg(long)]
+        no_perturbed: bool,
     },
     /// Draw a sweep CSV as grouped bars (normalized to a baseline, with
     /// the harmonic mean), or a run's JSON as a stall breakdown or a time
@@ -644,6 +649,7 @@ struct CorrelateFlags {
     markdown: bool,
     config: String,
     sets: Vec<(String, String)>,
+    no_perturbed: bool,
 }
 
 /// `gpusim correlate`.
@@ -683,6 +689,7 @@ fn correlate(f: CorrelateFlags, colour: bool) -> ExitCode {
         scheds,
         kernels: f.kernels,
         jobs: f.jobs.unwrap_or_else(gpusim::timing::sweep::default_jobs),
+        perturbed: !f.no_perturbed,
     };
     let start = std::time::Instant::now();
     let progress = |line: &str| eprintln!("{line}");
@@ -1720,6 +1727,7 @@ fn main() -> ExitCode {
             markdown,
             config,
             sets,
+            no_perturbed,
         } => correlate(
             CorrelateFlags {
                 reference,
@@ -1731,6 +1739,7 @@ fn main() -> ExitCode {
                 markdown,
                 config,
                 sets,
+                no_perturbed,
             },
             colour,
         ),

@@ -804,6 +804,15 @@ fn perturbed_pairs_run_with_their_change() {
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let k = &v["kernels"][0];
+    // `--no-perturbed` runs the nominal pair only.
+    let (code, out2, err2) = gpusim(&[
+        "correlate",
+        "tests/correlate/perturbed.toml",
+        "--no-perturbed",
+    ]);
+    assert_eq!(code, 0, "{err2}");
+    assert_eq!(err2.lines().filter(|l| l.starts_with('[')).count(), 2, "{err2}");
+    assert!(!out2.contains("one-cycle"), "{out2}");
     assert_eq!(k["perturbed"].as_array().unwrap().len(), 2);
     assert_eq!(
         k["perturbed"][0]["reference"],

@@ -74,6 +74,9 @@ pub struct Options {
     pub kernels: Vec<String>,
     /// Worker threads (at least 1).
     pub jobs: usize,
+    /// Run the perturbed pairs (`[[kernel.perturbed]]`) when lrr and gto
+    /// are both compared.
+    pub perturbed: bool,
 }
 
 /// One side's figures for a kernel under a scheduler, in common terms.
@@ -604,7 +607,7 @@ pub fn run(
     // Perturbed pairs run when both schedulers are compared: each with
     // the machine plus its change (a change gpusim does not accept is a
     // configuration error, found before anything runs).
-    let both = scheds.contains(&Sched::Lrr) && scheds.contains(&Sched::Gto);
+    let both = opts.perturbed && scheds.contains(&Sched::Lrr) && scheds.contains(&Sched::Gto);
     let mut perturbed_cfgs: Vec<Vec<crate::config::GpuConfig>> = Vec::new();
     for k in &kernels {
         let mut v = Vec::new();
