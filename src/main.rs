@@ -700,7 +700,11 @@ fn correlate(f: CorrelateFlags, colour: bool) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runs: usize = c.kernels.iter().map(|k| k.runs.len()).sum();
+    let runs: usize = c
+        .kernels
+        .iter()
+        .map(|k| k.runs.len() + 2 * k.perturbed.len())
+        .sum();
     eprintln!(
         "{runs} run{} done in {:.1} s with {} job{}",
         if runs == 1 { "" } else { "s" },

@@ -811,7 +811,11 @@ fn perturbed_pairs_run_with_their_change() {
         "--no-perturbed",
     ]);
     assert_eq!(code, 0, "{err2}");
-    assert_eq!(err2.lines().filter(|l| l.starts_with('[')).count(), 2, "{err2}");
+    assert_eq!(
+        err2.lines().filter(|l| l.starts_with('[')).count(),
+        2,
+        "{err2}"
+    );
     assert!(!out2.contains("one-cycle"), "{out2}");
     assert_eq!(k["perturbed"].as_array().unwrap().len(), 2);
     assert_eq!(

@@ -407,7 +407,8 @@ pub fn markdown(c: &Correlation) -> String {
     let h: Vec<String> = SUMMARY_HEADER.iter().map(|s| s.to_string()).collect();
     let rows: Vec<Vec<String>> = c.summaries.iter().map(summary_cells).collect();
     markdown_table(&mut o, &h, &rows, 1);
-    let _ = writeln!(o, "\n{}", order_line(c));
+    // One paragraph per order line.
+    let _ = writeln!(o, "\n{}", order_line(c).replace('\n', "\n\n"));
     notes(c, &mut o);
     o
 }
