@@ -342,6 +342,42 @@ def render(doc):
     return "\n".join(out) + "\n"
 
 
+def rewrite(path, change):
+    """Applies `change` to every [[kernel]] of the TOML file `path` and
+    writes it back, keeping its leading comment lines."""
+    header = []
+    for line in path.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        header.append(line)
+    doc = tomllib.loads(path.read_text())
+    for k in doc.get("kernel", []):
+        change(k)
+    text = render(doc)
+    path.write_text(("\n".join(header) + "\n\n" if header else "") + text)
+
+
+def update_kernel(k, results):
+    """`update`: kernel `k`'s figures from RESULTS/NAME/SCHED/gpgpusim.log."""
+    for sched in ("lrr", "gto"):
+        log = results / k["name"] / sched / "gpgpusim.log"
+        if log.exists():
+            try:
+                fields = accepted(k["manifest"], log)
+            except ValueError as e:
+                print(f"skipped: {e}", file=sys.stderr)
+                continue
+            k[sched] = fields
+            print(f"{k['name']} {sched}: {fields['cycles']} cycles", file=sys.stderr)
+
+
+def perturb_kernel(k, results):
+    """`perturbed`: kernel `k`'s entries from RESULTS/NAME/TAG/."""
+    entries = perturbed_entries(k, results)
+    if entries:
+        k["perturbed"] = entries
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "show":
         fields, extras = parse(argv[2])
@@ -351,41 +387,10 @@ def main(argv):
             print(f"# {k} = {v}")
         return 0
     if len(argv) == 4 and argv[1] == "update":
-        path, results = Path(argv[2]), Path(argv[3])
-        header = []
-        for line in path.read_text().splitlines():
-            if not line.startswith("#"):
-                break
-            header.append(line)
-        doc = tomllib.loads(path.read_text())
-        for k in doc.get("kernel", []):
-            for sched in ("lrr", "gto"):
-                log = results / k["name"] / sched / "gpgpusim.log"
-                if log.exists():
-                    try:
-                        fields = accepted(k["manifest"], log)
-                    except ValueError as e:
-                        print(f"skipped: {e}", file=sys.stderr)
-                        continue
-                    k[sched] = fields
-                    print(f"{k['name']} {sched}: {fields['cycles']} cycles", file=sys.stderr)
-        text = render(doc)
-        path.write_text(("\n".join(header) + "\n\n" if header else "") + text)
+        rewrite(Path(argv[2]), lambda k: update_kernel(k, Path(argv[3])))
         return 0
     if len(argv) == 4 and argv[1] == "perturbed":
-        path, results = Path(argv[2]), Path(argv[3])
-        header = []
-        for line in path.read_text().splitlines():
-            if not line.startswith("#"):
-                break
-            header.append(line)
-        doc = tomllib.loads(path.read_text())
-        for k in doc.get("kernel", []):
-            entries = perturbed_entries(k, results)
-            if entries:
-                k["perturbed"] = entries
-        text = render(doc)
-        path.write_text(("\n".join(header) + "\n\n" if header else "") + text)
+        rewrite(Path(argv[2]), lambda k: perturb_kernel(k, Path(argv[3])))
         return 0
     print(__doc__, file=sys.stderr)
     return 2

@@ -155,21 +155,25 @@ fn perturbed_rows(c: &Correlation) -> Vec<Vec<String>> {
                 String::new(),
             ]);
         }
-        rows.push(vec![
+        let mut row = vec![
             k.name.clone(),
             format!("mean of {} (lrr faster in ref / gpusim)", o.samples),
-            format!(
-                "{:.4} ({}/{})",
-                o.reference_mean, o.reference_lrr_faster, o.samples
-            ),
-            format!(
-                "{:.4} ({}/{})",
-                o.gpusim_mean, o.gpusim_lrr_faster, o.samples
-            ),
-            if o.matches { "yes" } else { "NO" }.to_string(),
-        ]);
+        ];
+        row.extend(mean_cells(&o));
+        rows.push(row);
     }
     rows
+}
+
+/// The mean cells of a kernel's perturbed order: each side's mean
+/// lrr/gto ratio with the pairs lrr won, and whether the orders match.
+fn mean_cells(o: &super::PerturbedOrder) -> [String; 3] {
+    let side = |mean: f64, wins: usize| format!("{mean:.4} ({wins}/{})", o.samples);
+    [
+        side(o.reference_mean, o.reference_lrr_faster),
+        side(o.gpusim_mean, o.gpusim_lrr_faster),
+        if o.matches { "yes" } else { "NO" }.to_string(),
+    ]
 }
 
 const PERTURBED_MEAN_HEADER: [&str; 5] = [
@@ -188,19 +192,9 @@ fn perturbed_mean_rows(c: &Correlation) -> Vec<Vec<String>> {
         .iter()
         .filter_map(|k| {
             let o = k.perturbed_order?;
-            Some(vec![
-                k.name.clone(),
-                o.samples.to_string(),
-                format!(
-                    "{:.4} ({}/{})",
-                    o.reference_mean, o.reference_lrr_faster, o.samples
-                ),
-                format!(
-                    "{:.4} ({}/{})",
-                    o.gpusim_mean, o.gpusim_lrr_faster, o.samples
-                ),
-                if o.matches { "yes" } else { "NO" }.to_string(),
-            ])
+            let mut row = vec![k.name.clone(), o.samples.to_string()];
+            row.extend(mean_cells(&o));
+            Some(row)
         })
         .collect()
 }
