@@ -611,7 +611,7 @@ pub fn run(
     let mut perturbed_cfgs: Vec<Vec<crate::config::GpuConfig>> = Vec::new();
     for k in &kernels {
         let mut v = Vec::new();
-        if both && prepared_has(k, &scheds) {
+        if both && both_compared(k, &scheds) {
             for p in &k.perturbed {
                 let mut sets = opts.sets.clone();
                 sets.extend(p.key_value());
@@ -744,7 +744,7 @@ pub fn run(
 
 /// True when `k` has figures for both schedulers and both are compared
 /// (its perturbed pairs can run).
-fn prepared_has(k: &RefKernel, scheds: &[Sched]) -> bool {
+fn both_compared(k: &RefKernel, scheds: &[Sched]) -> bool {
     scheds.iter().filter(|&&s| k.figures(s).is_some()).count() == 2
 }
 
