@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use gpusim::report::correlate::reference::load_reference;
 use gpusim::report::correlate::Sched;
+use gpusim::report::correlate::reference::load_reference;
 
 /// The reference files `gpusim correlate` is run on (docs/correlation.md).
 const FILES: [&str; 4] = [
