@@ -1,11 +1,11 @@
 //! The committed GPGPU-Sim reference files (`correlation/*.toml`): each
-//! parses, names one kernel once, has figures for both schedulers, and
-//! describes the same workload as its manifest — the instruction counts
+//! parses (the parser refuses duplicate names and zero cycles), has
+//! figures for both schedulers, and describes the same workload as its
+//! manifest — the instruction counts
 //! and launches GPGPU-Sim recorded equal what `gpusim run --functional`
 //! executes on that manifest today. A changed driver, input or PTX that
 //! would make `gpusim correlate` compare different work fails here.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
@@ -54,9 +54,7 @@ fn committed_references_describe_their_manifests_workloads() {
     for file in FILES {
         let r = load_reference(&root.join(file)).unwrap_or_else(|e| panic!("{file}: {e:?}"));
         assert_eq!(r.schedulers(), [Sched::Lrr, Sched::Gto], "{file}");
-        let mut names = BTreeSet::new();
         for k in &r.kernels {
-            assert!(names.insert(k.name.clone()), "{file}: {} twice", k.name);
             assert!(
                 root.join(&k.manifest).is_file(),
                 "{file}: {}: no manifest {}",
@@ -72,7 +70,6 @@ fn committed_references_describe_their_manifests_workloads() {
                 assert_eq!(f.launches, launches, "{what}: launches");
                 assert_eq!(f.warp_insts, warps, "{what}: warp instructions");
                 assert_eq!(f.thread_insts, threads, "{what}: thread instructions");
-                assert!(f.cycles > 0, "{what}: cycles");
                 assert!(f.l1d_misses <= f.l1d_accesses, "{what}: L1D misses");
                 assert!(f.l2_misses <= f.l2_accesses, "{what}: L2 misses");
             }
