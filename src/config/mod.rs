@@ -510,6 +510,15 @@ pub struct L2Config {
     /// bytes are tracked in 32nds of the line (4 bytes on 128-byte
     /// lines). false: any store makes its sectors readable.
     pub partial_write_miss: bool,
+    /// With `partial_write_miss`: a vector store (`st.v2`, `st.v4`) counts
+    /// only each lane's first element as written, as GPGPU-Sim 4.2 does
+    /// (it sizes a memory access by its element type,
+    /// `ptx_instruction::pre_decode`'s `datatype2size`, so the coalescer's
+    /// byte mask covers one element per lane): the sectors such a store
+    /// writes into a line allocated by stores never become readable, and
+    /// reads of them fetch from DRAM. false: every byte a store writes
+    /// counts. No effect without `partial_write_miss`.
+    pub vector_store_first_element: bool,
     /// A 64-byte read (what the constant cache sends on a miss) splits
     /// into its two sectors as GPGPU-Sim 4.2 splits it
     /// (`memory_sub_partition::breakdown_request_to_sector_requests`, the
@@ -854,6 +863,7 @@ impl GpuConfig {
                 allocate_on_miss: true,
                 lru_at_access: true,
                 partial_write_miss: true,
+                vector_store_first_element: true,
                 half_line_alias: true,
                 mshr_merge: 4,
                 miss_queue: 4,
@@ -962,6 +972,7 @@ impl GpuConfig {
         c.l1d.lru_at_access = false;
         c.core.accesses_descending = false;
         c.l2.partial_write_miss = false;
+        c.l2.vector_store_first_element = false;
         c.l2.half_line_alias = false;
         c.l2.mshr_merge = 0;
         c.l2.miss_queue = 0;

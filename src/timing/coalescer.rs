@@ -13,6 +13,53 @@ pub struct LineRequest {
     /// [*i* × line/32, (*i* + 1) × line/32); lines under 32 bytes use one
     /// bit per byte). The L2 derives the sectors a store writes from it.
     pub chunks: u32,
+    /// For a vector store (`st.v2`, `st.v4`): each lane's vector and
+    /// element size; scalar accesses and loads: [`VectorShape::SCALAR`].
+    pub vector: VectorShape,
+}
+
+/// The shape of each lane's access of a vector store: its bytes and its
+/// element's, as log2s packed into one byte (scalar: 0), so that it fits
+/// in a [`Packet`](crate::timing::memsys::Packet) without growing it.
+///
+/// GPGPU-Sim 4.2 sizes a memory access by its element type
+/// (`ptx_instruction::pre_decode`: `data_size = datatype2size(type)`,
+/// whatever the vector width), so its coalescer marks only each lane's
+/// first element in the request's byte mask; `l2.vector_store_first_element`
+/// reproduces that in the L2's partial-write tracking.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct VectorShape(u8);
+
+impl VectorShape {
+    /// A scalar access (or a load).
+    pub const SCALAR: VectorShape = VectorShape(0);
+
+    /// Lanes accessing `vector_bytes` each in elements of `element_bytes`
+    /// (both powers of two up to 2^15); [`VectorShape::SCALAR`] when the
+    /// vector is one element.
+    pub fn new(vector_bytes: u32, element_bytes: u32) -> VectorShape {
+        if vector_bytes <= element_bytes || !vector_bytes.is_power_of_two() {
+            return VectorShape::SCALAR;
+        }
+        let v = vector_bytes.trailing_zeros().min(15) as u8;
+        let e = element_bytes.max(1).trailing_zeros().min(15) as u8;
+        VectorShape(v << 4 | e)
+    }
+
+    /// True for a vector of more than one element.
+    pub fn is_vector(self) -> bool {
+        self.0 != 0
+    }
+
+    /// Bytes each lane accesses (1 for a scalar shape: unknown).
+    pub fn bytes(self) -> u64 {
+        1 << (self.0 >> 4)
+    }
+
+    /// Bytes of the vector's element.
+    pub fn element_bytes(self) -> u64 {
+        1 << (self.0 & 0xf)
+    }
 }
 
 /// The [`LineRequest::chunks`] bits of bytes `[lo, hi)` of a line whose
@@ -126,6 +173,7 @@ pub fn coalesce_atomic(
                     line,
                     bytes: size as u32,
                     chunks,
+                    vector: VectorShape::SCALAR,
                 });
             }
         }
@@ -176,6 +224,7 @@ fn add_bytes(
                 line,
                 bytes,
                 chunks,
+                vector: VectorShape::SCALAR,
             });
             if let Some(t) = table.as_mut().filter(|t| !t.full()) {
                 t.insert(line, out.len() - 1, out);
@@ -381,7 +430,8 @@ mod tests {
             vec![LineRequest {
                 line: 0x1000 / 128,
                 bytes: 128,
-                chunks: u32::MAX
+                chunks: u32::MAX,
+                vector: VectorShape::SCALAR,
             }]
         );
         // Lane 0 reads bytes 0-3 (chunk 0 of 4-byte 32nds), lane 1 bytes
@@ -478,6 +528,7 @@ mod tests {
                             line: ln,
                             bytes: (hi - lo) as u32,
                             chunks,
+                            vector: VectorShape::SCALAR,
                         }),
                     }
                 }

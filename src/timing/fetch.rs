@@ -210,6 +210,7 @@ impl Sm {
                     chunks: u32::MAX,
                     tag: slot,
                     perform: false,
+                    vector: crate::timing::coalescer::VectorShape::SCALAR,
                 },
             );
         }

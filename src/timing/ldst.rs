@@ -26,7 +26,7 @@ use crate::func::{DynInst, GlobalMemory};
 use crate::ir::Space;
 use crate::sched::LoadFeedback;
 use crate::timing::cache::{Evicted, ReservationFail};
-use crate::timing::coalescer::{bank_conflict_degree, coalesce, coalesce_atomic};
+use crate::timing::coalescer::{VectorShape, bank_conflict_degree, coalesce, coalesce_atomic};
 use crate::timing::const_cache::CONST_TAG;
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::opcoll::WRITEBACK_STAGES;
@@ -391,6 +391,17 @@ impl Sm {
                             cfg.l1d.line
                         };
                         coalesce(d.exec, m.size, line, addr, &mut job.reqs);
+                        if kind == JobKind::Store {
+                            // A vector store's lanes write `m.size` bytes
+                            // each, in elements of the instruction's type.
+                            let esize = ctx.kernel.insts[d.inst.0 as usize].ty.bytes();
+                            let shape = VectorShape::new(m.size, esize);
+                            if shape.is_vector() {
+                                for r in &mut job.reqs {
+                                    r.vector = shape;
+                                }
+                            }
+                        }
                         if kind == JobKind::Store
                             && cfg.l1d.store_transactions
                             && cfg.l1d.line == 128
@@ -612,6 +623,7 @@ impl Sm {
                                 chunks: r.chunks,
                                 tag: inflight,
                                 perform: job.next == 0,
+                                vector: VectorShape::SCALAR,
                             },
                         );
                         true
@@ -794,6 +806,7 @@ impl Sm {
             chunks: u32::MAX,
             tag: i as u32,
             perform: false,
+            vector: VectorShape::SCALAR,
         };
         if missq {
             self.l1_missq.push_back(read);
@@ -864,6 +877,7 @@ impl Sm {
             // A store's acknowledgement finds its warp.
             tag: slot,
             perform: false,
+            vector: r.vector,
         };
         if missq {
             self.l1_missq.push_back(write);
@@ -904,6 +918,7 @@ impl Sm {
                 chunks: u32::MAX,
                 tag: WRITEBACK_TAG,
                 perform: false,
+                vector: VectorShape::SCALAR,
             };
             self.stats.l1d.writebacks += 1;
             if self.l1_missq_cap > 0 {

@@ -67,6 +67,7 @@ impl Sm {
             line,
             bytes: size as u32,
             chunks: u32::MAX,
+            vector: crate::timing::coalescer::VectorShape::SCALAR,
         }));
         self.const_lines = lines;
         let ti = &ctx.table[d.inst.0 as usize];
@@ -132,6 +133,7 @@ impl Sm {
                         chunks: line_chunks(cfg, cfg.l1c.line),
                         tag: CONST_TAG | id,
                         perform: false,
+                        vector: crate::timing::coalescer::VectorShape::SCALAR,
                     },
                 );
             }

@@ -60,6 +60,7 @@ impl Sm {
                     chunks: line_chunks(cfg, cfg.l1t.line),
                     tag: TEX_TAG | id,
                     perform: false,
+                    vector: crate::timing::coalescer::VectorShape::SCALAR,
                 },
             );
         }

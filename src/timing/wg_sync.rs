@@ -606,6 +606,7 @@ impl WgSync {
                     chunks: u32::MAX,
                     tag: CONTEXT_TAG | id,
                     perform: false,
+                    vector: crate::timing::coalescer::VectorShape::SCALAR,
                 },
             );
         }

@@ -130,9 +130,19 @@ impl MemSys {
 
     /// The 32nds of the L2 line packet `p` writes (a granule counts as
     /// written when any of its bytes is: granules of 4 bytes on 128-byte
-    /// lines, so narrower stores count whole words).
+    /// lines, so narrower stores count whole words). With
+    /// `l2.vector_store_first_element`, a vector store's lanes write only
+    /// their first element: of each vector-sized, vector-aligned block of
+    /// the line (a lane's vector; PTX aligns a vector access to its size),
+    /// only the element's bytes at its start count.
     pub(super) fn l2_granules_of(&self, p: &Packet) -> u32 {
-        if p.chunks == u32::MAX {
+        // Bytes of each `vector`-byte block that count as written.
+        let (vector, counted) = if self.l2_vector_first_element && p.vector.is_vector() {
+            (p.vector.bytes(), p.vector.element_bytes())
+        } else {
+            (1, 1)
+        };
+        if p.chunks == u32::MAX && vector == 1 {
             return u32::MAX;
         }
         let granule = (self.l2_line / 32).max(1);
@@ -143,7 +153,14 @@ impl MemSys {
             let i = u64::from(m.trailing_zeros());
             m &= m - 1;
             let lo = off + i * self.chunk_bytes;
-            let hi = (lo + self.chunk_bytes).min(self.l2_line);
+            let mut hi = (lo + self.chunk_bytes).min(self.l2_line);
+            if vector > 1 {
+                // Only the chunk's bytes within its block's first element.
+                hi = hi.min(lo - lo % vector + counted);
+                if lo >= hi {
+                    continue;
+                }
+            }
             let mut b = lo - lo % granule;
             while b < hi {
                 out |= 1 << (b / granule).min(31);

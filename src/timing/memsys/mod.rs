@@ -21,6 +21,7 @@ use serde::Serialize;
 
 use crate::config::GpuConfig;
 use crate::timing::cache::{Evicted, TagArray};
+use crate::timing::coalescer::VectorShape;
 use crate::timing::crossbar::Crossbar;
 use crate::timing::dram::{Dram, DramRequest};
 use crate::timing::event_queue::EventQueue;
@@ -64,7 +65,15 @@ pub struct Packet {
     /// For atomics: perform the warp's pending read-modify-write on
     /// arrival (set on the first packet of an atomic instruction).
     pub perform: bool,
+    /// For a vector store: each lane's vector and element size (the L2's
+    /// partial-write tracking under `l2.vector_store_first_element`);
+    /// otherwise [`VectorShape::SCALAR`].
+    pub vector: VectorShape,
 }
+
+// Packets are copied through every queue of the memory system: the
+// vector shape fits in the padding after `kind` and `perform`.
+const _: () = assert!(std::mem::size_of::<Packet>() <= 32);
 
 /// A port: serializes packets at `flits_per_cycle`.
 #[derive(Clone, Debug, Default)]
@@ -302,6 +311,9 @@ pub struct MemSys {
     l2_lru_at_access: bool,
     /// `l2.partial_write_miss`.
     l2_partial_write_miss: bool,
+    /// `l2.vector_store_first_element`: a vector store's lanes count only
+    /// their first element as written.
+    l2_vector_first_element: bool,
     /// `l2.half_line_alias`.
     l2_half_line_alias: bool,
     /// `l2.mshr_merge` (0: unbounded).
@@ -416,6 +428,7 @@ impl MemSys {
             l2_allocate_on_miss: cfg.l2.allocate_on_miss,
             l2_lru_at_access: cfg.l2.allocate_on_miss && cfg.l2.lru_at_access,
             l2_partial_write_miss: cfg.l2.partial_write_miss,
+            l2_vector_first_element: cfg.l2.vector_store_first_element,
             l2_half_line_alias: cfg.l2.half_line_alias,
             l2_mshr_merge: cfg.l2.mshr_merge,
             l2_missq_cap: cfg.l2.miss_queue as usize,

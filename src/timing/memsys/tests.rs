@@ -12,6 +12,7 @@ fn packet(kind: PacketKind, addr: u64, chunks: u32) -> Packet {
         chunks,
         tag: 0,
         perform: false,
+        vector: VectorShape::SCALAR,
     }
 }
 
