@@ -102,7 +102,9 @@ pub struct Side {
     pub l1d_hit_rate: Option<f64>,
     /// L2 accesses.
     pub l2_accesses: u64,
-    /// L2 misses.
+    /// L2 misses, as GPGPU-Sim counts them (`MISS` and `SECTOR_MISS`;
+    /// gpusim: its misses less the sector accesses that found their
+    /// sector on its way from DRAM, GPGPU-Sim's `HIT_RESERVED`).
     pub l2_misses: u64,
     /// `1 - l2_misses / l2_accesses`; `None` without accesses.
     pub l2_hit_rate: Option<f64>,
@@ -148,7 +150,9 @@ impl Side {
     /// writes (a write-through store hits when its line is present), so
     /// gpusim's stores are counted too: a store hits when it found (and
     /// invalidated) its line, or, a local store written back, stayed in
-    /// it.
+    /// it. GPGPU-Sim's L2 counts an access that finds its sector
+    /// reserved for a fill (`HIT_RESERVED`) as an access but not a miss,
+    /// so gpusim's pending hits are taken out of its misses.
     pub fn from_stats(s: &Stats) -> Side {
         let l1 = &s.total.l1d;
         let l1d_accesses = l1.accesses + l1.stores;
@@ -165,8 +169,8 @@ impl Side {
             l1d_misses,
             l1d_hit_rate: hit_rate(l1d_accesses, l1d_misses),
             l2_accesses: s.mem.l2_accesses,
-            l2_misses: s.mem.l2_misses,
-            l2_hit_rate: hit_rate(s.mem.l2_accesses, s.mem.l2_misses),
+            l2_misses: s.mem.l2_misses - s.mem.l2_pending_hits,
+            l2_hit_rate: hit_rate(s.mem.l2_accesses, s.mem.l2_misses - s.mem.l2_pending_hits),
             dram_reads: s.mem.dram_reads,
             dram_writes: s.mem.dram_writes,
         }

@@ -478,6 +478,14 @@ impl MemSys {
             let hits = (need & if write { valid } else { readable }).count_ones();
             self.stats.l2_hits += u64::from(hits);
             self.stats.l2_misses += u64::from(accesses - hits.min(accesses));
+            // Sectors already on their way: a read joins their miss, a
+            // store writes into them.
+            let on_way = if write {
+                need & !valid & pending
+            } else {
+                joins
+            };
+            self.stats.l2_pending_hits += u64::from(on_way.count_ones());
             if write {
                 // Write-allocate without fetching: the written sectors
                 // become valid and dirty; the write is acknowledged at once

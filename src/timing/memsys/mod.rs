@@ -205,6 +205,11 @@ pub struct MemStats {
     pub l2_hits: u64,
     /// Lookups that missed (merged misses included).
     pub l2_misses: u64,
+    /// Of the misses, sector accesses that found their sector already on
+    /// its way from DRAM: a read joining the pending miss, a store into
+    /// it (GPGPU-Sim's `HIT_RESERVED`, which its L2 miss count leaves
+    /// out).
+    pub l2_pending_hits: u64,
     /// Dirty L2 lines written back to DRAM.
     pub l2_writebacks: u64,
     /// DRAM read column commands (GPGPU-Sim's `gpgpu_n_dram_reads`: one
@@ -251,6 +256,7 @@ impl MemStats {
             l2_accesses: self.l2_accesses - before.l2_accesses,
             l2_hits: self.l2_hits - before.l2_hits,
             l2_misses: self.l2_misses - before.l2_misses,
+            l2_pending_hits: self.l2_pending_hits - before.l2_pending_hits,
             l2_writebacks: self.l2_writebacks - before.l2_writebacks,
             dram_reads: self.dram_reads - before.dram_reads,
             dram_writes: self.dram_writes - before.dram_writes,
