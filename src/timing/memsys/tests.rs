@@ -522,3 +522,42 @@ fn no_lookup_while_the_dram_queue_is_full() {
         );
     }
 }
+
+/// Accesses that find their sector already on its way from DRAM are
+/// pending hits (GPGPU-Sim's `HIT_RESERVED`): they stay misses in
+/// `l2_misses` and are counted again in `l2_pending_hits`. Two reads of
+/// an absent line sent together: the first misses its four sectors and
+/// fetches them, the second joins all four (8 misses, 4 pending, 4 DRAM
+/// reads). A read of another line and a store into its sector 2 sent
+/// together: the store writes into a sector on its way (one more
+/// pending hit); a read of a third line alone has none.
+#[test]
+fn reads_and_stores_into_sectors_on_their_way_are_pending_hits() {
+    let cfg = GpuConfig::tiny();
+    let mut m = MemSys::new(&cfg);
+    let mut now = 0;
+    let run = |m: &mut MemSys, now: &mut u64, ps: &[Packet]| {
+        for &p in ps {
+            m.inject(*now, 0, p);
+        }
+        let (mut atomics, mut replies) = (Vec::new(), Vec::new());
+        while m.busy() && *now < 1_000_000 {
+            m.cycle(*now, &mut atomics, &mut replies);
+            *now += 1;
+        }
+        replies.len()
+    };
+    let read = |addr| packet(PacketKind::Read, addr, u32::MAX);
+    assert_eq!(run(&mut m, &mut now, &[read(0x4000), read(0x4000)]), 2);
+    let s = m.stats.clone();
+    assert_eq!((s.l2_accesses, s.l2_misses, s.l2_pending_hits), (8, 8, 4));
+    assert_eq!(s.dram_reads, 4);
+    // Chunk 17 of 32: bytes 68-71, sector 2.
+    let store = packet(PacketKind::Write, 0x8000, 1 << 17);
+    assert_eq!(run(&mut m, &mut now, &[read(0x8000), store]), 2);
+    let d = m.stats.since(&s);
+    assert_eq!((d.l2_accesses, d.l2_pending_hits), (5, 1));
+    let s = m.stats.clone();
+    assert_eq!(run(&mut m, &mut now, &[read(0xc000)]), 1);
+    assert_eq!(m.stats.since(&s).l2_pending_hits, 0);
+}
