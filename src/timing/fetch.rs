@@ -14,6 +14,7 @@
 //! and the warp fetches again when it arrives.
 
 use crate::sched::{FetchView, SchedView};
+use crate::timing::coalescer::VectorShape;
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::sm::{IbufEntry, LaunchCtx, Sm};
 
@@ -210,7 +211,7 @@ impl Sm {
                     chunks: u32::MAX,
                     tag: slot,
                     perform: false,
-                    vector: crate::timing::coalescer::VectorShape::SCALAR,
+                    vector: VectorShape::SCALAR,
                 },
             );
         }

@@ -396,19 +396,13 @@ impl Sm {
                             // each, in elements of the instruction's type.
                             let esize = ctx.kernel.insts[d.inst.0 as usize].ty.bytes();
                             let shape = VectorShape::new(m.size, esize);
-                            if shape.is_vector() {
-                                for r in &mut job.reqs {
-                                    r.vector = shape;
-                                }
-                            }
-                        }
-                        if kind == JobKind::Store
-                            && cfg.l1d.store_transactions
-                            && cfg.l1d.line == 128
-                            && m.size >= 4
-                        {
+                            let transactions =
+                                cfg.l1d.store_transactions && cfg.l1d.line == 128 && m.size >= 4;
                             for r in &mut job.reqs {
-                                r.bytes = store_transaction_bytes(r.chunks);
+                                r.vector = shape;
+                                if transactions {
+                                    r.bytes = store_transaction_bytes(r.chunks);
+                                }
                             }
                         }
                     }

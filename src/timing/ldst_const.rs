@@ -5,8 +5,8 @@
 //! ([`crate::timing::ldst`]).
 
 use crate::ir::Space;
-use crate::timing::coalescer::LineRequest;
 use crate::timing::coalescer::line_chunks;
+use crate::timing::coalescer::{LineRequest, VectorShape};
 use crate::timing::const_cache::{CONST_TAG, ConstLookup};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::sm::{InflightMem, JobKind, LaunchCtx, LdStStall, Sm, SmEvent};
@@ -67,7 +67,7 @@ impl Sm {
             line,
             bytes: size as u32,
             chunks: u32::MAX,
-            vector: crate::timing::coalescer::VectorShape::SCALAR,
+            vector: VectorShape::SCALAR,
         }));
         self.const_lines = lines;
         let ti = &ctx.table[d.inst.0 as usize];
@@ -133,7 +133,7 @@ impl Sm {
                         chunks: line_chunks(cfg, cfg.l1c.line),
                         tag: CONST_TAG | id,
                         perform: false,
-                        vector: crate::timing::coalescer::VectorShape::SCALAR,
+                        vector: VectorShape::SCALAR,
                     },
                 );
             }

@@ -2,7 +2,7 @@
 //! through [`crate::timing::tex_cache`] instead of the L1D, one line
 //! request per cycle.
 
-use crate::timing::coalescer::line_chunks;
+use crate::timing::coalescer::{VectorShape, line_chunks};
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::sm::{LaunchCtx, LdStStall, Sm, SmEvent};
 use crate::timing::tex_cache::{TEX_TAG, TexLookup};
@@ -60,7 +60,7 @@ impl Sm {
                     chunks: line_chunks(cfg, cfg.l1t.line),
                     tag: TEX_TAG | id,
                     perform: false,
-                    vector: crate::timing::coalescer::VectorShape::SCALAR,
+                    vector: VectorShape::SCALAR,
                 },
             );
         }

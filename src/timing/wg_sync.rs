@@ -32,6 +32,7 @@ use crate::config::GpuConfig;
 use crate::func::GlobalMemory;
 use crate::sync::policy::{Resume, SyncPolicy};
 use crate::sync::syncmon::{Armed, Cond, Geometry, SyncMon, SyncMonStats};
+use crate::timing::coalescer::VectorShape;
 use crate::timing::memsys::{MemSys, Packet, PacketKind};
 use crate::timing::sm::{CtaSlot, LaunchCtx, Sm};
 use crate::timing::sm_sync::WaitSeen;
@@ -606,7 +607,7 @@ impl WgSync {
                     chunks: u32::MAX,
                     tag: CONTEXT_TAG | id,
                     perform: false,
-                    vector: crate::timing::coalescer::VectorShape::SCALAR,
+                    vector: VectorShape::SCALAR,
                 },
             );
         }

@@ -156,6 +156,7 @@ impl Side {
     pub fn from_stats(s: &Stats) -> Side {
         let l1 = &s.total.l1d;
         let l1d_accesses = l1.accesses + l1.stores;
+        let l2_misses = s.mem.l2_misses - s.mem.l2_pending_hits;
         let l1d_misses = l1.misses
             + l1.stores
                 .saturating_sub(l1.write_evictions + l1.local_write_hits);
@@ -169,8 +170,8 @@ impl Side {
             l1d_misses,
             l1d_hit_rate: hit_rate(l1d_accesses, l1d_misses),
             l2_accesses: s.mem.l2_accesses,
-            l2_misses: s.mem.l2_misses - s.mem.l2_pending_hits,
-            l2_hit_rate: hit_rate(s.mem.l2_accesses, s.mem.l2_misses - s.mem.l2_pending_hits),
+            l2_misses,
+            l2_hit_rate: hit_rate(s.mem.l2_accesses, l2_misses),
             dram_reads: s.mem.dram_reads,
             dram_writes: s.mem.dram_writes,
         }
