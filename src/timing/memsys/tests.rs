@@ -536,28 +536,28 @@ fn reads_and_stores_into_sectors_on_their_way_are_pending_hits() {
     let cfg = GpuConfig::tiny();
     let mut m = MemSys::new(&cfg);
     let mut now = 0;
-    let run = |m: &mut MemSys, now: &mut u64, ps: &[Packet]| {
-        for &p in ps {
-            m.inject(*now, 0, p);
+    // Every packet answered (`send_all` gives each tag's reply cycle).
+    let mut run = |m: &mut MemSys, ps: &mut [Packet]| {
+        for (i, p) in ps.iter_mut().enumerate() {
+            p.tag = i as u32;
         }
-        let (mut atomics, mut replies) = (Vec::new(), Vec::new());
-        while m.busy() && *now < 1_000_000 {
-            m.cycle(*now, &mut atomics, &mut replies);
-            *now += 1;
-        }
-        replies.len()
+        let start = now;
+        send_all(m, &mut now, ps)
+            .iter()
+            .filter(|&&t| t > start)
+            .count()
     };
     let read = |addr| packet(PacketKind::Read, addr, u32::MAX);
-    assert_eq!(run(&mut m, &mut now, &[read(0x4000), read(0x4000)]), 2);
+    assert_eq!(run(&mut m, &mut [read(0x4000), read(0x4000)]), 2);
     let s = m.stats.clone();
     assert_eq!((s.l2_accesses, s.l2_misses, s.l2_pending_hits), (8, 8, 4));
     assert_eq!(s.dram_reads, 4);
     // Chunk 17 of 32: bytes 68-71, sector 2.
     let store = packet(PacketKind::Write, 0x8000, 1 << 17);
-    assert_eq!(run(&mut m, &mut now, &[read(0x8000), store]), 2);
+    assert_eq!(run(&mut m, &mut [read(0x8000), store]), 2);
     let d = m.stats.since(&s);
     assert_eq!((d.l2_accesses, d.l2_pending_hits), (5, 1));
     let s = m.stats.clone();
-    assert_eq!(run(&mut m, &mut now, &[read(0xc000)]), 1);
+    assert_eq!(run(&mut m, &mut [read(0xc000)]), 1);
     assert_eq!(m.stats.since(&s).l2_pending_hits, 0);
 }
